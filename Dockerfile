@@ -1,0 +1,24 @@
+# syntax=docker/dockerfile:1
+# Build stage: install production dependencies and build the browser SDK bundle.
+FROM oven/bun:1.3 AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN bun install --production --ignore-scripts
+COPY . .
+RUN if [ -f src/sdk/build.ts ]; then bun run src/sdk/build.ts; fi
+
+# Runtime stage: only what the service needs, as a non-root user.
+FROM oven/bun:1.3-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+COPY --from=build --chown=bun:bun /app/node_modules ./node_modules
+COPY --from=build --chown=bun:bun /app/package.json ./
+COPY --from=build --chown=bun:bun /app/src ./src
+COPY --from=build --chown=bun:bun /app/sql ./sql
+COPY --from=build --chown=bun:bun /app/tenants ./tenants
+COPY --from=build --chown=bun:bun /app/public ./public
+USER bun
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:3000/health').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
+# Migrations run at start-up (under an advisory lock), so several replicas may start together.
+CMD ["bun", "run", "src/main.ts"]

@@ -1,0 +1,65 @@
+/**
+ * `npm test`: runs the whole suite twice, on the embedded PGlite and on the PostgreSQL server
+ * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test). Without a reachable server the
+ * PostgreSQL run is skipped with a loud message, unless REQUIRE_POSTGRES=1 (CI), which makes it a failure.
+ * Extra arguments are passed to `bun test` (e.g. a path filter).
+ */
+import postgres from 'postgres'
+
+const args = process.argv.slice(2)
+const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const requirePostgres = process.env.REQUIRE_POSTGRES === '1'
+
+type Run = { name: string; pass: number; fail: number; skip: number; code: number }
+
+async function runSuite(name: string, env: Record<string, string>): Promise<Run> {
+  console.log(`\n=== test run: ${name} ===`)
+  const proc = Bun.spawn([process.execPath, 'test', '--timeout', '60000', ...args], {
+    env: { ...process.env, ...env },
+    stdout: 'inherit',
+    stderr: 'pipe',
+  })
+  // bun test writes its report to stderr: pass it through and read the totals from it.
+  let report = ''
+  const decoder = new TextDecoder()
+  for await (const chunk of proc.stderr) {
+    const text = decoder.decode(chunk)
+    report += text
+    process.stderr.write(text)
+  }
+  const code = await proc.exited
+  const count = (word: string) => Number(report.match(new RegExp(`^\\s*(\\d+) ${word}$`, 'm'))?.[1] ?? 0)
+  return { name, pass: count('pass'), fail: count('fail'), skip: count('skip'), code }
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const sql = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} })
+  try {
+    await sql`select 1`
+    return true
+  } catch {
+    return false
+  } finally {
+    await sql.end({ timeout: 1 }).catch(() => {})
+  }
+}
+
+const runs: Run[] = [await runSuite('PGlite (embedded)', { TEST_DB: 'pglite' })]
+let missingPostgres = false
+if (await postgresReachable()) {
+  runs.push(await runSuite(`PostgreSQL server (${new URL(adminUrl).host})`, { TEST_DB: 'postgres', TEST_DATABASE_URL: adminUrl }))
+} else {
+  missingPostgres = true
+  console.error(`\n!!! PostgreSQL is not reachable at ${adminUrl}: the PostgreSQL run was SKIPPED.`)
+  console.error('!!! Start a server (or set TEST_DATABASE_URL) to run the suite against real PostgreSQL too.')
+}
+
+console.log('\n=== summary ===')
+for (const r of runs) console.log(`${r.name}: ${r.pass} pass, ${r.fail} fail, ${r.skip} skip (exit ${r.code})`)
+const passed = runs.reduce((n, r) => n + r.pass, 0)
+const failed = runs.reduce((n, r) => n + r.fail, 0)
+const skipped = runs.reduce((n, r) => n + r.skip, 0)
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)
+const ok = runs.every((r) => r.code === 0) && !(missingPostgres && requirePostgres)
+if (missingPostgres && requirePostgres) console.error('REQUIRE_POSTGRES=1 and PostgreSQL was not reachable: failing.')
+process.exit(ok ? 0 : 1)

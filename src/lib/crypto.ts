@@ -1,0 +1,41 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { constantTimeEqual } from '@oslojs/crypto/subtle'
+import { encodeHexLowerCase } from '@oslojs/encoding'
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** Uniform base62 string from the CSPRNG (rejection sampling avoids modulo bias). */
+export function randomBase62(length: number): string {
+  let out = ''
+  while (out.length < length) {
+    const bytes = crypto.getRandomValues(new Uint8Array(length * 2))
+    for (const byte of bytes) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62]
+    }
+  }
+  return out
+}
+
+export function sha256Hex(text: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(text)))
+}
+
+export function timingSafeEqualString(a: string, b: string): boolean {
+  const ea = new TextEncoder().encode(a)
+  const eb = new TextEncoder().encode(b)
+  if (ea.length !== eb.length) return false
+  return constantTimeEqual(ea, eb)
+}
+
+/** A 6-digit code, uniform over 000000–999999. */
+export function randomDigits(length: number): string {
+  let out = ''
+  while (out.length < length) {
+    const [n] = crypto.getRandomValues(new Uint32Array(1))
+    // 4_294_000_000 is the largest multiple of 10 below 2^32 that keeps the digits uniform.
+    if (n! < 4_294_000_000) out += String(n! % 10)
+  }
+  return out
+}
+
+export const uuid = (): string => crypto.randomUUID()

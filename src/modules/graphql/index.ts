@@ -1,0 +1,7 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+
+// Placeholder until this module's issue lands.
+export function graphqlModule(_deps: AppDeps) {
+  return new Elysia({ name: 'graphql' })
+}

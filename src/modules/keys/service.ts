@@ -1,0 +1,37 @@
+import type { Sql, Tx } from '../../db'
+import { randomBase62, sha256Hex } from '../../lib/crypto'
+
+export const PUBLIC_PREFIX = 'svc_live_pk_'
+export const SECRET_PREFIX = 'svc_live_sk_'
+export const SDK_TYPES = ['web', 'ios', 'android', 'server'] as const
+export type SdkType = (typeof SDK_TYPES)[number]
+
+export type KeyPairRow = {
+  org_id: string
+  key_pair_id: string
+  name: string
+  sdk_type: SdkType
+  public_key: string
+  allowed_origins: string[]
+  created_at: Date
+  last_used_at: Date | null
+  revoked_at: Date | null
+}
+
+export const newPublicKey = () => PUBLIC_PREFIX + randomBase62(32)
+export const newSecretKey = () => SECRET_PREFIX + randomBase62(40)
+
+/** Creates a key pair; the secret's plaintext is returned here and never stored. */
+export async function createKeyPair(
+  sql: Sql | Tx,
+  orgId: string,
+  input: { name: string; sdkType: SdkType; allowedOrigins?: string[] }
+): Promise<{ keyPair: KeyPairRow; secretKey: string }> {
+  const secretKey = newSecretKey()
+  const [keyPair] = await sql<KeyPairRow[]>`
+    insert into api_key_pairs (org_id, key_pair_id, name, sdk_type, public_key, secret_hash, allowed_origins)
+    values (${orgId}, ${crypto.randomUUID()}, ${input.name}, ${input.sdkType}, ${newPublicKey()}, ${sha256Hex(secretKey)},
+            ${sql.array(input.allowedOrigins ?? [])})
+    returning org_id, key_pair_id, name, sdk_type, public_key, allowed_origins, created_at, last_used_at, revoked_at`
+  return { keyPair: keyPair!, secretKey }
+}

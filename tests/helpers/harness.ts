@@ -1,0 +1,114 @@
+import { buildApp } from '../../src/app'
+import { loadConfig, type Config } from '../../src/config'
+import type { AppDeps } from '../../src/deps'
+import { createAccessTokens } from '../../src/lib/access-token'
+import type { Clock } from '../../src/lib/clock'
+import { createLogger } from '../../src/lib/log'
+import { outboxMailer } from '../../src/lib/mailer'
+import { MemoryRateLimiter } from '../../src/lib/ratelimit'
+import { createKeyPair } from '../../src/modules/keys/service'
+import { createOrganization, createUser, syncPlans } from '../../tenants/provision'
+import { createTestDb, type TestDb } from './db'
+
+/** A clock tests can move forward. */
+export class TestClock implements Clock {
+  constructor(public current = new Date()) {}
+  now = () => new Date(this.current.getTime())
+  advance(ms: number) {
+    this.current = new Date(this.current.getTime() + ms)
+  }
+}
+
+export type SeededOrg = {
+  orgId: string
+  userId: string
+  email: string
+  password: string
+  publicKey: string
+  secretKey: string
+  keyPairId: string
+  /** Bearer access token of the org's owner. */
+  jwt: string
+}
+
+export type Harness = {
+  deps: AppDeps
+  app: ReturnType<typeof buildApp>
+  testDb: TestDb
+  clock: TestClock
+  /** Every log line the app wrote (JSON strings). */
+  logs: string[]
+  a: SeededOrg
+  b: SeededOrg
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Response>
+  json<T = any>(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: T; headers: Headers }>
+  seedOrg(name: string, planId?: string): Promise<SeededOrg>
+  close(): Promise<void>
+}
+
+export type HarnessOptions = { env?: Record<string, string>; seed?: boolean }
+
+/**
+ * One app on a fresh database with two seeded organizations (A and B), so that every
+ * cross-tenant test is a one-liner. Requests go through app.handle (no socket).
+ */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const testDb = await createTestDb()
+  const config: Config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', ...options.env })
+  const logs: string[] = []
+  const log = createLogger(config.logLevel, (line) => logs.push(line))
+  const clock = new TestClock()
+  await syncPlans(testDb.db.sql)
+  const deps: AppDeps = {
+    config,
+    db: testDb.db,
+    log,
+    clock,
+    mailer: outboxMailer(testDb.db.sql, log),
+    limiter: new MemoryRateLimiter(() => clock.now().getTime()),
+    tokens: createAccessTokens(config.jwtSecret),
+  }
+  const app = buildApp(deps)
+
+  const request: Harness['request'] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers }
+    let body: string | undefined = init.rawBody
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+  }
+  const json: Harness['json'] = async (method, path, init) => {
+    const res = await request(method, path, init)
+    const text = await res.text()
+    let parsed: any = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+
+  const seedOrg = async (name: string, planId = 'free'): Promise<SeededOrg> => {
+    const sql = testDb.db.sql
+    const orgId = await createOrganization(sql, { name, planId })
+    const email = `owner-${orgId.slice(0, 8)}@${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'org'}.test`
+    const password = 'correct-horse-battery'
+    const userId = await createUser(sql, { orgId, email, password, name: `${name} Owner` })
+    const { keyPair, secretKey } = await createKeyPair(sql, orgId, { name: `${name} key`, sdkType: 'web' })
+    const jwt = await deps.tokens.sign({ sub: userId, org: orgId, role: 'owner' })
+    return { orgId, userId, email, password, publicKey: keyPair.public_key, secretKey, keyPairId: keyPair.key_pair_id, jwt }
+  }
+
+  const seed = options.seed !== false
+  const a = seed ? await seedOrg('Org A') : (undefined as unknown as SeededOrg)
+  const b = seed ? await seedOrg('Org B') : (undefined as unknown as SeededOrg)
+
+  return {
+    deps, app, testDb, clock, logs, a, b, request, json, seedOrg,
+    close: async () => {
+      await deps.limiter.close?.()
+      await testDb.drop()
+    },
+  }
+}
