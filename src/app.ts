@@ -1,3 +1,5 @@
+import { openapi } from '@elysiajs/openapi'
+import { toJsonSchema } from '@valibot/to-json-schema'
 import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { ApiError, errorBody, isDatabaseUnavailable, issuesToDetails, type ErrorCode } from './errors'
@@ -99,6 +101,17 @@ export function httpCore(deps: AppDeps) {
 export function buildApp(deps: AppDeps) {
   return new Elysia({ name: 'bss' })
     .use(httpCore(deps))
+    .use(
+      openapi({
+        path: '/docs',
+        documentation: {
+          info: { title: 'Behavioral Scoring Service', version: API_VERSION, description: 'Contract: shared/API.md. GraphQL is served at POST /graphql.' },
+        },
+        // The valibot schemas on each route are the single source of the documented shapes.
+        mapJsonSchema: { valibot: (schema: any) => toJsonSchema(schema, { errorMode: 'ignore' }) },
+        exclude: { paths: ['/dev/mail'] },
+      })
+    )
     .use(healthModule(deps))
     .use(authModule(deps))
     .use(mailModule(deps))

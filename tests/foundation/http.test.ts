@@ -52,3 +52,15 @@ describe('conventions on every response', () => {
     expect(typeof line.duration_ms).toBe('number')
   })
 })
+
+describe('API reference', () => {
+  it('serves the OpenAPI document at /docs/json and a browsable page at /docs', async () => {
+    const spec = await h.json('GET', '/docs/json')
+    expect(spec.status).toBe(200)
+    expect(spec.body.info.version).toBe('1.0.0')
+    expect(Object.keys(spec.body.paths)).toContain('/health')
+    const page = await h.request('GET', '/docs')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+  })
+})
