@@ -5,6 +5,7 @@ import type { AppDeps } from './deps'
 import { ApiError, errorBody, isDatabaseUnavailable, issuesToDetails, type ErrorCode } from './errors'
 import { mediaType, parseJson, readBodyLimited, requestIdFrom } from './lib/http'
 import { authModule } from './modules/auth'
+import { demoModule } from './modules/demo'
 import { graphqlModule } from './modules/graphql'
 import { healthModule } from './modules/health'
 import { ingestModule } from './modules/ingest'
@@ -119,6 +120,7 @@ export function buildApp(deps: AppDeps) {
     .use(graphqlModule(deps))
     .use(ingestModule(deps))
     .use(orgModule(deps))
+    .use(demoModule(deps))
     .use(webModule(deps))
 }
 
