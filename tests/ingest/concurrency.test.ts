@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { buildApp } from '../../src/app'
+import { openDb, type Db } from '../../src/db'
+import type { AppDeps } from '../../src/deps'
+import { MemoryRateLimiter } from '../../src/lib/ratelimit'
+import { createHarness, type Harness } from '../helpers/harness'
+import { testDbKind } from '../helpers/db'
+import { makeBatch, makeSignals, midMonth, rowCounts } from './support'
+
+// Two service instances with their own deps (key cache, rate limiter, connection pool) on one database.
+// On PGlite, which has a single connection, the second instance shares the Db object.
+let h: Harness
+let secondDb: Db | undefined
+let second: ReturnType<typeof buildApp>
+beforeAll(async () => {
+  h = await createHarness()
+  h.clock.current = midMonth()
+  if (testDbKind() === 'postgres') secondDb = await openDb({ url: h.testDb.url!, poolMax: 10 })
+  const deps: AppDeps = { ...h.deps, db: secondDb ?? h.deps.db, limiter: new MemoryRateLimiter(() => h.clock.now().getTime()) }
+  second = buildApp(deps)
+}, 60_000)
+afterAll(async () => {
+  await secondDb?.close()
+  await h.close()
+})
+
+describe('plan limit under concurrency', () => {
+  it('accepts exactly 50 of 200 new sessions sent at once through two instances to a 50-session plan', async () => {
+    await h.deps.db.sql`insert into plans (plan_id, display_name, sessions_limit) values ('fifty', 'Fifty', 50)`
+    const org = await h.seedOrg('Fifty', 'fifty')
+    const apps = [h.app, second]
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => {
+        const body = JSON.stringify(makeBatch(h, { signals: makeSignals(20, 0, i) }))
+        const request = new Request('http://localhost/v1/ingest', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': i % 2 ? org.publicKey : org.secretKey },
+          body,
+        })
+        return apps[i % 2]!.handle(request)
+      })
+    )
+    const statuses = responses.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200 || s === 202)).toHaveLength(50)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(150)
+    for (const r of responses.filter((r) => r.status === 429)) expect((await r.json()).error.code).toBe('plan_limit_exceeded')
+    expect(await rowCounts(h, org)).toEqual({ sessions: 50, batches: 50, used: 50 })
+  }, 60_000)
+
+  it('appends concurrent batches of one session without losing or reordering any', async () => {
+    const batch = makeBatch(h, { signals: [] })
+    const bodies = Array.from({ length: 20 }, (_, i) => ({
+      ...batch,
+      captured_at: new Date(h.clock.now().getTime() - i * 1000).toISOString(),
+      signals: makeSignals(3, i * 1000),
+    }))
+    const responses = await Promise.all(
+      bodies.map((body, i) =>
+        [h.app, second][i % 2]!.handle(
+          new Request('http://localhost/v1/ingest', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': h.a.secretKey },
+            body: JSON.stringify(body),
+          })
+        )
+      )
+    )
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200))
+    const rows = await h.deps.db.sql<{ seq: number }[]>`
+      select seq from session_batches where org_id = ${h.a.orgId} and session_id = ${batch.session_id} order by seq`
+    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    const [session] = await h.deps.db.sql<{ signal_count: number; batch_count: number }[]>`
+      select signal_count, batch_count from sessions where org_id = ${h.a.orgId} and session_id = ${batch.session_id}`
+    expect(session).toEqual({ signal_count: 60, batch_count: 20 })
+    expect((await rowCounts(h, h.a)).used).toBe(1)
+  }, 60_000)
+})
