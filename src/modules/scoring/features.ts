@@ -1,0 +1,603 @@
+// The 34-number feature vector of FEATURES.md, computed from a session's
+// signals. Runs unchanged on the server and in the browser SDK: no DOM, no
+// imports besides the Signal type. docs/scoring.md has the same definitions
+// as a table.
+//
+// Conventions for every feature:
+// - "no data" is NO_DATA (−1); every real value is ≥ 0, so the sentinel never
+//   collides with a measurement and a tree model can split it off.
+// - inputs are sanitised first: events whose t is not a finite number are
+//   skipped; t is clamped to ±1e12 ms, positions/deltas/radius to ±1e6 px, so
+//   no product or power below can overflow.
+// - the final value is clamped to FEATURE_RANGES[i] (NO_DATA passes through);
+//   anything non-finite that still slipped through becomes NO_DATA.
+import type { Signal } from './signals'
+
+export const FEATURE_VERSION = '1'
+export const NO_DATA = -1
+/**
+ * The vector describes a session's last FEATURE_WINDOW signals: the client
+ * computes it over the last FEATURE_WINDOW signals it has sent (this batch
+ * included), the server over the last FEATURE_WINDOW it has stored.
+ */
+export const FEATURE_WINDOW = 5000
+
+export const FEATURE_NAMES = [
+  'ptr_moves_log',
+  'ptr_straightness',
+  'ptr_deviation',
+  'ptr_speed_log',
+  'ptr_speed_cv',
+  'ptr_accel_sd_norm',
+  'ptr_jerk_rms_log',
+  'ptr_heading_entropy',
+  'ptr_peaks_per_stroke',
+  'ptr_peak_time_share',
+  'ptr_power_law_dev',
+  'ptr_tremor_share',
+  'click_hold_mean',
+  'click_offset_mean',
+  'click_dwell_mean',
+  'key_downs_log',
+  'key_hold_median',
+  'key_hold_cv',
+  'key_latency_median',
+  'key_latency_cv',
+  'key_interval_log_sd',
+  'key_rollover',
+  'text_without_keys',
+  'scroll_events_log',
+  'scroll_delta_distinct',
+  'scroll_gap_cv',
+  'touch_radius_pressure_var',
+  'swipe_peak_time_share',
+  'gap_cv',
+  'gap_burst_share',
+  'gap_grid_share',
+  'move_coalesced_mean',
+  'untrusted_share',
+  'screen_client_equal_share',
+] as const
+
+export type FeatureName = (typeof FEATURE_NAMES)[number]
+export const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((n, i) => [n, i])) as Record<FeatureName, number>
+
+/** [min, max] of each feature after clipping; NO_DATA is allowed besides. */
+export const FEATURE_RANGES: readonly (readonly [number, number])[] = [
+  [0, 20], [0, 1], [0, 5], [0, 50], [0, 10], [0, 1e4], [0, 200], [0, 1], [0, 50], [0, 1], [0, 10], [0, 1],
+  [0, 5000], [0, 1.5], [0, 1e4],
+  [0, 20], [0, 2000], [0, 10], [0, 2000], [0, 10], [0, 10], [0, 1], [0, 0],
+  [0, 20], [0, 1], [0, 100], [0, 1e6], [0, 1],
+  [0, 1000], [0, 1], [0, 1], [0, 1000], [0, 1], [0, 1],
+]
+
+const T_LIMIT = 1e12
+const XY_LIMIT = 1e6
+/** a gap longer than this between two moves ends a pointer stroke */
+export const STROKE_PAUSE_MS = 200
+const MIN_PATH_PX = 5
+const MIN_CHORD_PX = 10
+/** samples closer in time than this to the previous one are left out of derivatives */
+const MIN_DT_MS = 0.01
+/** key and scroll gaps longer than this are pauses, not rhythm */
+const PAUSE_MS = 2000
+const MAX_OPEN_KEYS = 16
+const BURST_GAP_MS = 2
+const GRID_MS = 5
+const HEADING_BINS = 16
+const TREMOR_RATE_HZ = 50
+const TREMOR_WINDOW = 32
+/** DFT bins 4–7 of a 32-sample window at 50 Hz: 6.25–10.9 Hz */
+const TREMOR_BAND = [4, 7]
+const TREMOR_MAX_SAMPLES = 2048
+
+type Pt = { t: number; x: number; y: number }
+
+const INPUT_KINDS = new Set(['mm', 'md', 'mu', 'kd', 'ku', 's', 'ts', 'tm', 'te'])
+const MOUSE_KINDS = new Set(['mm', 'md', 'mu', 'c'])
+const TOUCH_KINDS = new Set(['ts', 'tm', 'te'])
+
+function finite(v: unknown, limit: number): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : undefined
+}
+
+const time = (s: Signal) => finite(s.t, T_LIMIT)
+const coord = (v: unknown) => finite(v, XY_LIMIT)
+
+function mean(a: readonly number[]): number {
+  let s = 0
+  for (const v of a) s += v
+  return s / a.length
+}
+
+function sd(a: readonly number[], m = mean(a)): number {
+  let s = 0
+  for (const v of a) s += (v - m) * (v - m)
+  return Math.sqrt(s / a.length)
+}
+
+/** coefficient of variation; 0 when the mean is 0 (nothing varies) */
+function cv(a: readonly number[]): number {
+  const m = mean(a)
+  return m > 0 ? sd(a, m) / m : 0
+}
+
+function maxOf(a: readonly number[]): number {
+  let m = -Infinity
+  for (const v of a) if (v > m) m = v
+  return m
+}
+
+function median(a: readonly number[]): number {
+  const s = [...a].sort((p, q) => p - q)
+  const h = s.length >> 1
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2
+}
+
+/** statistic `f` of `a` when it has at least `min` values, else NO_DATA */
+function stat(a: readonly number[], min: number, f: (a: readonly number[]) => number): number {
+  return a.length >= min ? f(a) : NO_DATA
+}
+
+const dist = (a: Pt, b: Pt) => Math.hypot(b.x - a.x, b.y - a.y)
+
+/**
+ * Pointer strokes: runs of `mm` events with a valid position, ended by a
+ * gap > STROKE_PAUSE_MS, a time going backwards, or a `md`/`mu`.
+ */
+export function pointerStrokes(signals: readonly Signal[]): Pt[][] {
+  const strokes: Pt[][] = []
+  let cur: Pt[] = []
+  const close = () => {
+    if (cur.length) strokes.push(cur)
+    cur = []
+  }
+  for (const s of signals) {
+    if (s.k === 'md' || s.k === 'mu') close()
+    if (s.k !== 'mm') continue
+    const t = time(s)
+    const x = coord(s.x)
+    const y = coord(s.y)
+    if (t === undefined || x === undefined || y === undefined) continue
+    const last = cur[cur.length - 1]
+    if (last && (t - last.t > STROKE_PAUSE_MS || t < last.t)) close()
+    cur.push({ t, x, y })
+  }
+  close()
+  return strokes
+}
+
+/** the stroke without samples closer than MIN_DT_MS to the previous kept one */
+function timed(pts: readonly Pt[]): Pt[] {
+  const out = [pts[0]]
+  for (let i = 1; i < pts.length; i++) if (pts[i].t - out[out.length - 1].t >= MIN_DT_MS) out.push(pts[i])
+  return out
+}
+
+/** speeds (px/s) of consecutive segments and their mid-times (s) */
+function speeds(k: readonly Pt[]): { v: number[]; at: number[] } {
+  const v: number[] = []
+  const at: number[] = []
+  for (let i = 1; i < k.length; i++) {
+    v.push(dist(k[i - 1], k[i]) / ((k[i].t - k[i - 1].t) / 1000))
+    at.push((k[i].t + k[i - 1].t) / 2000)
+  }
+  return { v, at }
+}
+
+function derivative(v: readonly number[], at: readonly number[]): { v: number[]; at: number[] } {
+  const d: number[] = []
+  const mid: number[] = []
+  for (let i = 1; i < v.length; i++) {
+    d.push((v[i] - v[i - 1]) / (at[i] - at[i - 1]))
+    mid.push((at[i] + at[i - 1]) / 2)
+  }
+  return { v: d, at: mid }
+}
+
+function smooth3(v: readonly number[]): number[] {
+  return v.map((_, i) => {
+    const lo = Math.max(0, i - 1)
+    const hi = Math.min(v.length - 1, i + 1)
+    let s = 0
+    for (let j = lo; j <= hi; j++) s += v[j]
+    return s / (hi - lo + 1)
+  })
+}
+
+/** local maxima of the smoothed speed reaching 20% of the stroke's peak (submovements) */
+function velocityPeaks(s: readonly number[]): number {
+  const max = maxOf(s)
+  const eps = max * 1e-6
+  let n = 0
+  for (let i = 1; i < s.length - 1; i++) if (s[i] > s[i - 1] + eps && s[i] >= s[i + 1] && s[i] >= 0.2 * max) n++
+  return n
+}
+
+/** time from stroke start to the first peak of the smoothed speed, as a share of the stroke's duration */
+function peakTimeShare(s: readonly number[], at: readonly number[], k: readonly Pt[]): number {
+  const max = maxOf(s)
+  const i = s.findIndex((v) => v >= max - max * 1e-6)
+  return (at[i] * 1000 - k[0].t) / (k[k.length - 1].t - k[0].t)
+}
+
+function maxDeviation(pts: readonly Pt[], chord: number): number {
+  const a = pts[0]
+  const b = pts[pts.length - 1]
+  let max = 0
+  for (const p of pts) max = Math.max(max, Math.abs((p.x - a.x) * (b.y - a.y) - (p.y - a.y) * (b.x - a.x)) / chord)
+  return max / chord
+}
+
+/** heading changes between consecutive segments of ≥ 1 px, binned so that 0 rad sits in the middle of a bin */
+function addHeadingChanges(pts: readonly Pt[], bins: number[]): void {
+  let prev: number | undefined
+  for (let i = 1; i < pts.length; i++) {
+    const dx = pts[i].x - pts[i - 1].x
+    const dy = pts[i].y - pts[i - 1].y
+    if (Math.hypot(dx, dy) < 1) continue
+    const heading = Math.atan2(dy, dx)
+    if (prev !== undefined) {
+      let d = heading - prev
+      if (d > Math.PI) d -= 2 * Math.PI
+      if (d <= -Math.PI) d += 2 * Math.PI
+      bins[Math.floor(((d + Math.PI) / (2 * Math.PI)) * HEADING_BINS + 0.5) % HEADING_BINS]++
+    }
+    prev = heading
+  }
+}
+
+/** Shannon entropy of the bin counts, normalised to 0…1 */
+function entropy(bins: readonly number[]): number {
+  const total = bins.reduce((a, b) => a + b, 0)
+  let h = 0
+  for (const c of bins) if (c > 0) h -= (c / total) * Math.log2(c / total)
+  return h / Math.log2(bins.length)
+}
+
+/** log curvature vs log speed at interior samples, centred per stroke (two-thirds power law fit) */
+function addPowerLawPoints(k: readonly Pt[], acc: { sxy: number; sxx: number; n: number }): void {
+  const lk: number[] = []
+  const lv: number[] = []
+  for (let i = 1; i < k.length - 1; i++) {
+    const p = k[i - 1]
+    const q = k[i]
+    const r = k[i + 1]
+    const a = dist(p, q)
+    const b = dist(q, r)
+    const c = dist(p, r)
+    if (a < 1e-6 || b < 1e-6 || c < 1e-6) continue
+    const curvature = (2 * Math.abs((q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x))) / (a * b * c)
+    if (curvature < 1e-6) continue
+    lk.push(Math.log(curvature))
+    lv.push(Math.log((a + b) / ((r.t - p.t) / 1000)))
+  }
+  if (lk.length < 3) return
+  const mk = mean(lk)
+  const mv = mean(lv)
+  for (let i = 0; i < lk.length; i++) {
+    acc.sxy += (lk[i] - mk) * (lv[i] - mv)
+    acc.sxx += (lk[i] - mk) ** 2
+  }
+  acc.n += lk.length
+}
+
+const DFT_COS = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
+  Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.cos((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+)
+const DFT_SIN = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
+  Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.sin((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+)
+
+function windowPower(v: readonly number[], f: number): number {
+  let re = 0
+  let im = 0
+  for (let i = 0; i < v.length; i++) {
+    re += v[i] * DFT_COS[f][i]
+    im += v[i] * DFT_SIN[f][i]
+  }
+  return re * re + im * im
+}
+
+/**
+ * Spectrum of the stroke's velocity resampled at 50 Hz, in windows of 32
+ * samples (1.56 Hz bins, a short last window zero-padded). Velocity rather
+ * than position so the large, slow aiming movement does not swamp the
+ * 8–12 Hz physiological tremor.
+ */
+function addTremorPower(k: readonly Pt[], acc: { band: number; total: number; windows: number }): void {
+  const step = 1000 / TREMOR_RATE_HZ
+  const n = Math.min(TREMOR_MAX_SAMPLES, Math.floor((k[k.length - 1].t - k[0].t) / step) + 1)
+  const xs: number[] = []
+  const ys: number[] = []
+  for (let i = 0, j = 0; i < n; i++) {
+    const t = k[0].t + i * step
+    while (j < k.length - 2 && k[j + 1].t < t) j++
+    const u = Math.min(1, Math.max(0, (t - k[j].t) / (k[j + 1].t - k[j].t)))
+    xs.push(k[j].x + (k[j + 1].x - k[j].x) * u)
+    ys.push(k[j].y + (k[j + 1].y - k[j].y) * u)
+  }
+  for (let start = 1; start < n; start += TREMOR_WINDOW) {
+    const end = Math.min(n, start + TREMOR_WINDOW)
+    if (end - start < 8) break
+    const vx: number[] = []
+    const vy: number[] = []
+    for (let i = start; i < end; i++) {
+      vx.push(xs[i] - xs[i - 1])
+      vy.push(ys[i] - ys[i - 1])
+    }
+    const mx = mean(vx)
+    const my = mean(vy)
+    const cx = vx.map((v) => v - mx)
+    const cy = vy.map((v) => v - my)
+    for (let f = 1; f <= TREMOR_WINDOW / 2; f++) {
+      const p = windowPower(cx, f) + windowPower(cy, f)
+      acc.total += p
+      if (f >= TREMOR_BAND[0] && f <= TREMOR_BAND[1]) acc.band += p
+    }
+    acc.windows++
+  }
+}
+
+/** features 0–11 */
+function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
+  const strokes = pointerStrokes(signals)
+  const straight: number[] = []
+  const deviation: number[] = []
+  const speedCv: number[] = []
+  const accelNorm: number[] = []
+  const jerk: number[] = []
+  const peaks: number[] = []
+  const peakShare: number[] = []
+  const headingBins = new Array<number>(HEADING_BINS).fill(0)
+  const powerLaw = { sxy: 0, sxx: 0, n: 0 }
+  const tremor = { band: 0, total: 0, windows: 0 }
+  let path = 0
+  let duration = 0
+
+  for (const pts of strokes) {
+    addHeadingChanges(pts, headingBins)
+    if (pts.length < 3) continue
+    let len = 0
+    for (let i = 1; i < pts.length; i++) len += dist(pts[i - 1], pts[i])
+    const chord = dist(pts[0], pts[pts.length - 1])
+    if (len >= MIN_PATH_PX) straight.push(chord / len)
+    if (chord >= MIN_CHORD_PX) deviation.push(maxDeviation(pts, chord))
+
+    const k = timed(pts)
+    if (k.length < 2) continue
+    const sp = speeds(k)
+    for (let i = 1; i < k.length; i++) path += dist(k[i - 1], k[i])
+    duration += (k[k.length - 1].t - k[0].t) / 1000
+    if (sp.v.length >= 3) speedCv.push(cv(sp.v))
+    const acc = derivative(sp.v, sp.at)
+    const meanSpeed = mean(sp.v)
+    if (acc.v.length >= 2 && meanSpeed > 0) accelNorm.push(sd(acc.v) / meanSpeed)
+    for (const j of derivative(acc.v, acc.at).v) jerk.push(j)
+    if (sp.v.length >= 4) {
+      const s = smooth3(sp.v)
+      peaks.push(velocityPeaks(s))
+      peakShare.push(peakTimeShare(s, sp.at, k))
+    }
+    addPowerLawPoints(k, powerLaw)
+    if (k.length >= 5 && k[k.length - 1].t - k[0].t >= 200) addTremorPower(k, tremor)
+  }
+
+  const headingChanges = headingBins.reduce((a, b) => a + b, 0)
+  return [
+    Math.log1p(moves),
+    stat(straight, 1, mean),
+    stat(deviation, 1, mean),
+    duration > 0 ? Math.log1p(path / duration) : NO_DATA,
+    stat(speedCv, 1, mean),
+    stat(accelNorm, 1, mean),
+    stat(jerk, 1, (j) => Math.log1p(Math.sqrt(mean(j.map((v) => v * v))))),
+    headingChanges >= 5 ? entropy(headingBins) : NO_DATA,
+    stat(peaks, 1, mean),
+    stat(peakShare, 1, mean),
+    powerLaw.n >= 10 && powerLaw.sxx > 1e-6 ? Math.abs(-powerLaw.sxy / powerLaw.sxx - 1 / 3) : NO_DATA,
+    tremor.windows > 0 ? (tremor.total > 0 ? tremor.band / tremor.total : 0) : NO_DATA,
+  ]
+}
+
+/** features 12–14 */
+function clickFeatures(signals: readonly Signal[]): number[] {
+  const holds: number[] = []
+  const offsets: number[] = []
+  const dwells: number[] = []
+  let lastMove: number | undefined
+  let downAt: number | undefined
+  for (const s of signals) {
+    const t = time(s)
+    if (t === undefined) continue
+    if (s.k === 'mm') lastMove = t
+    if (s.k === 'md') {
+      if (lastMove !== undefined) dwells.push(Math.max(0, t - lastMove))
+      downAt = t
+    }
+    if (s.k === 'mu' && downAt !== undefined) {
+      holds.push(Math.max(0, t - downAt))
+      downAt = undefined
+    }
+    if (s.k === 'c' || s.k === 'md') {
+      const ox = finite(s.ox, 1)
+      const oy = finite(s.oy, 1)
+      if (ox !== undefined && oy !== undefined) offsets.push(Math.hypot(ox, oy))
+    }
+  }
+  return [stat(holds, 1, mean), stat(offsets, 1, mean), stat(dwells, 1, mean)]
+}
+
+/**
+ * Features 15–22. A key up closes the earliest open key down of the same
+ * class (else the earliest open one): key identities are never sent, and
+ * first-in-first-out is what rollover typing produces.
+ */
+function keyFeatures(signals: readonly Signal[]): number[] {
+  type Down = { t: number; kc: string; up?: number }
+  const downs: Down[] = []
+  let open: Down[] = []
+  for (const s of signals) {
+    const t = time(s)
+    if (t === undefined) continue
+    if (s.k === 'kd') {
+      const d: Down = { t, kc: s.kc ?? 'other' }
+      downs.push(d)
+      open.push(d)
+      if (open.length > MAX_OPEN_KEYS) open.shift()
+    } else if (s.k === 'ku') {
+      let i = open.findIndex((d) => d.kc === (s.kc ?? 'other'))
+      if (i < 0) i = open.length ? 0 : -1
+      if (i >= 0) {
+        open[i].up = t
+        open = open.filter((_, j) => j !== i)
+      }
+    }
+  }
+  const holds: number[] = []
+  for (const d of downs) if (d.up !== undefined && d.up - d.t >= 0 && d.up - d.t <= PAUSE_MS) holds.push(d.up - d.t)
+  const latencies: number[] = []
+  let pairs = 0
+  let rolled = 0
+  for (let i = 1; i < downs.length; i++) {
+    const l = downs[i].t - downs[i - 1].t
+    if (l < 0 || l > PAUSE_MS) continue
+    latencies.push(l)
+    const up = downs[i - 1].up
+    if (up === undefined) continue
+    pairs++
+    if (downs[i].t < up) rolled++
+  }
+  return [
+    Math.log1p(downs.length),
+    stat(holds, 1, median),
+    stat(holds, 3, cv),
+    stat(latencies, 1, median),
+    stat(latencies, 3, cv),
+    stat(latencies, 3, (l) => sd(l.map((v) => Math.log(Math.max(1, v))))),
+    pairs >= 2 ? rolled / pairs : NO_DATA,
+    // Not observable in v1: the signal contract has no input/paste event, so
+    // text that arrives without key events leaves no trace. Kept at 0 so the
+    // vector keeps its shape; a model never gains anything from it.
+    0,
+  ]
+}
+
+/** features 23–27 */
+function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): number[] {
+  const deltas = new Set<number>()
+  let deltaCount = 0
+  const gaps: number[] = []
+  let lastScroll: number | undefined
+  const radius: number[] = []
+  const pressure: number[] = []
+  const swipes: Pt[][] = []
+  let swipe: Pt[] | undefined
+  for (const s of signals) {
+    const t = time(s)
+    if (t === undefined) continue
+    if (s.k === 's') {
+      const dy = coord(s.dy)
+      if (dy !== undefined) {
+        deltas.add(Math.round(dy * 100))
+        deltaCount++
+      }
+      if (lastScroll !== undefined && t - lastScroll >= 0 && t - lastScroll <= PAUSE_MS) gaps.push(t - lastScroll)
+      lastScroll = t
+    }
+    if (!TOUCH_KINDS.has(s.k)) continue
+    const r = coord(s.r)
+    const p = coord(s.p)
+    if (r !== undefined) radius.push(r)
+    if (p !== undefined) pressure.push(p)
+    if (s.k === 'ts' || !swipe) swipes.push((swipe = []))
+    const x = coord(s.x)
+    const y = coord(s.y)
+    if (x !== undefined && y !== undefined) swipe.push({ t, x, y })
+    if (s.k === 'te') swipe = undefined
+  }
+  const swipeShares: number[] = []
+  for (const pts of swipes) {
+    if (pts.length < 5) continue
+    const k = timed(pts)
+    if (k.length < 5 || k[k.length - 1].t <= k[0].t) continue
+    const sp = speeds(k)
+    swipeShares.push(peakTimeShare(smooth3(sp.v), sp.at, k))
+  }
+  const variance = (a: number[]) => (a.length >= 3 ? sd(a) ** 2 : 0)
+  return [
+    Math.log1p(scrolls),
+    deltaCount >= 3 ? deltas.size / deltaCount : NO_DATA,
+    stat(gaps, 3, cv),
+    radius.length >= 3 || pressure.length >= 3 ? variance(radius) + variance(pressure) : NO_DATA,
+    stat(swipeShares, 1, mean),
+  ]
+}
+
+/**
+ * Features 28–33. Gaps are taken between consecutive input events only
+ * (moves, buttons, keys, scrolls, touches): a browser fires `c` with its
+ * mouseup's timestamp and focus/visibility events in pairs, which would look
+ * like scripted bursts.
+ */
+function timingFeatures(signals: readonly Signal[]): number[] {
+  const gaps: number[] = []
+  let prev: number | undefined
+  let moves = 0
+  let coalesced = 0
+  let untrusted = 0
+  let events = 0
+  let mouse = 0
+  let screenEqual = 0
+  for (const s of signals) {
+    const t = time(s)
+    if (t === undefined) continue
+    events++
+    if (s.tr === false) untrusted++
+    if (MOUSE_KINDS.has(s.k)) {
+      mouse++
+      if (s.sc === 1 || s.sc === true) screenEqual++
+    }
+    if (s.k === 'mm') {
+      moves++
+      coalesced += finite(s.n, 1000) ?? 1
+    }
+    if (!INPUT_KINDS.has(s.k)) continue
+    if (prev !== undefined) gaps.push(Math.max(0, t - prev))
+    prev = t
+  }
+  const positive = gaps.filter((g) => g > 0)
+  const onGrid = positive.filter((g) => Math.abs(g / GRID_MS - Math.round(g / GRID_MS)) * GRID_MS < 0.01).length
+  return [
+    stat(gaps, 3, cv),
+    stat(gaps, 3, (g) => g.filter((v) => v < BURST_GAP_MS).length / g.length),
+    positive.length >= 3 ? onGrid / positive.length : NO_DATA,
+    moves > 0 ? coalesced / moves : NO_DATA,
+    events > 0 ? untrusted / events : NO_DATA,
+    mouse > 0 ? screenEqual / mouse : NO_DATA,
+  ]
+}
+
+function clip(v: number, i: number): number {
+  if (v === NO_DATA) return NO_DATA
+  if (!Number.isFinite(v)) return NO_DATA
+  const [lo, hi] = FEATURE_RANGES[i]
+  return Math.min(hi, Math.max(lo, v))
+}
+
+export function extractFeatures(signals: readonly Signal[]): number[] {
+  let moves = 0
+  let scrolls = 0
+  for (const s of signals) {
+    if (time(s) === undefined) continue
+    if (s.k === 'mm') moves++
+    if (s.k === 's') scrolls++
+  }
+  return [
+    ...pointerFeatures(signals, moves),
+    ...clickFeatures(signals),
+    ...keyFeatures(signals),
+    ...scrollTouchFeatures(signals, scrolls),
+    ...timingFeatures(signals),
+  ].map(clip)
+}
