@@ -1,0 +1,100 @@
+// Checks the model cannot make from one feature vector: does the client's
+// vector match the signals, are the signals physically possible, are the
+// features themselves possible. Each failed check is a reason code and a cap
+// on hcs (see service.ts).
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA } from './features'
+import type { Signal } from './signals'
+
+export type Finding = { code: string; cap: number }
+
+/** a client value disagrees when it is off by more than 5% of (1 + |server value|) */
+const MISMATCH_TOLERANCE = 0.05
+/**
+ * Up to two disagreeing features are tolerated: engines may differ in the
+ * last bits of Math.log/exp, and a batch lost in flight shifts a count or two.
+ */
+const MISMATCH_MIN_FEATURES = 3
+/** CSS px per ms; a fast human flick stays below ~20 */
+const IMPOSSIBLE_SPEED = 50
+const IMPOSSIBLE_MIN_JUMP_PX = 50
+const UNTRUSTED_BOT_SHARE = 0.05
+
+const INPUT_KINDS = new Set(['mm', 'md', 'mu', 'kd', 'ku', 's', 'ts', 'tm', 'te'])
+/** counts and the constant feature 22 are never NO_DATA */
+const ALWAYS_MEASURED = [F.ptr_moves_log, F.key_downs_log, F.text_without_keys, F.scroll_events_log]
+/** when the count before the colon is 0, the features after it must be NO_DATA */
+const NEEDS_DATA: [number, number[]][] = [
+  [F.ptr_moves_log, [F.ptr_straightness, F.ptr_deviation, F.ptr_speed_log, F.ptr_speed_cv, F.ptr_accel_sd_norm, F.ptr_jerk_rms_log, F.ptr_heading_entropy, F.ptr_peaks_per_stroke, F.ptr_peak_time_share, F.ptr_power_law_dev, F.ptr_tremor_share, F.move_coalesced_mean]],
+  [F.key_downs_log, [F.key_hold_median, F.key_hold_cv, F.key_latency_median, F.key_latency_cv, F.key_interval_log_sd, F.key_rollover]],
+  [F.scroll_events_log, [F.scroll_delta_distinct, F.scroll_gap_cv]],
+]
+
+export const isFeatureVector = (v: readonly unknown[]): v is number[] =>
+  v.length === FEATURE_NAMES.length && v.every((x) => typeof x === 'number' && Number.isFinite(x))
+
+/** sanity of a vector that did not come from our own extractor: ranges, and no statistics without the events behind them */
+export function featureSanity(f: readonly number[]): Finding | undefined {
+  const outOfRange = f.some((v, i) => {
+    if (v === NO_DATA && !ALWAYS_MEASURED.includes(i)) return false
+    const [lo, hi] = FEATURE_RANGES[i]
+    return v < lo || v > hi
+  })
+  if (outOfRange) return { code: 'features_out_of_range', cap: 20 }
+  if (NEEDS_DATA.some(([count, stats]) => f[count] === 0 && stats.some((i) => f[i] !== NO_DATA))) return { code: 'features_inconsistent', cap: 20 }
+  return undefined
+}
+
+export function featureMismatch(client: readonly number[], server: readonly number[]): Finding | undefined {
+  if (!isFeatureVector(client)) return { code: 'feature_mismatch', cap: 20 }
+  const off = server.filter((s, i) => Math.abs(client[i] - s) > MISMATCH_TOLERANCE * (1 + Math.abs(s))).length
+  return off >= MISMATCH_MIN_FEATURES ? { code: 'feature_mismatch', cap: 20 } : undefined
+}
+
+/**
+ * Untrusted pointer/key/scroll/touch events. Untrusted clicks and focus
+ * events are left out: pages call element.click() and focus() themselves.
+ */
+export function untrustedInputShare(signals: readonly Signal[]): number {
+  let input = 0
+  let untrusted = 0
+  for (const s of signals) {
+    if (!INPUT_KINDS.has(s.k)) continue
+    input++
+    if (s.tr === false) untrusted++
+  }
+  return input ? untrusted / input : 0
+}
+
+/**
+ * From a client vector alone, whose untrusted_share also counts the clicks
+ * and focus events pages dispatch themselves: only a share no page produces.
+ */
+export function untrustedVectorFinding(share: number): Finding | undefined {
+  return share >= UNTRUSTED_BOT_SHARE ? { code: 'untrusted_events', cap: 10 } : undefined
+}
+
+export function untrustedFinding(share: number): Finding | undefined {
+  if (!(share > 0)) return undefined
+  return { code: 'untrusted_events', cap: share >= UNTRUSTED_BOT_SHARE ? 10 : 60 }
+}
+
+/** ingest keeps t non-decreasing within a batch, so a step back is between batches: reordered or forged */
+export function timestampsGoBack(signals: readonly Signal[]): Finding | undefined {
+  for (let i = 1; i < signals.length; i++) if (signals[i].t < signals[i - 1].t) return { code: 'timestamps_non_monotonic', cap: 40 }
+  return undefined
+}
+
+/** a pointer jump of ≥ 50 px faster than 50 px/ms between consecutive mouse positions (moves, downs, ups) */
+export function impossibleSpeed(signals: readonly Signal[]): Finding | undefined {
+  let prev: Signal | undefined
+  for (const s of signals) {
+    if ((s.k !== 'mm' && s.k !== 'md' && s.k !== 'mu') || !Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.t)) continue
+    if (prev) {
+      const d = Math.hypot(s.x! - prev.x!, s.y! - prev.y!)
+      const dt = s.t - prev.t
+      if (d >= IMPOSSIBLE_MIN_JUMP_PX && (dt <= 0 || d / dt > IMPOSSIBLE_SPEED)) return { code: 'impossible_speed', cap: 20 }
+    }
+    prev = s
+  }
+  return undefined
+}
