@@ -1,7 +1,48 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { clientIp } from '../../lib/client-ip'
+import { LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from './model'
+import { passwords } from './passwords'
+import { login, logout, refresh, register, verifyOtp } from './service'
 
-// Placeholder until this module's issue lands.
-export function authModule(_deps: AppDeps) {
-  return new Elysia({ name: 'auth' })
+type Server = Parameters<typeof clientIp>[1]
+
+/** Account flow: sign-up and login by password + emailed code, then rotating refresh tokens. */
+export function authModule(deps: AppDeps) {
+  // Computed now so the first unknown-email login is not slower than the rest.
+  passwords.dummyHash().catch(() => {})
+  const ip = (request: Request, server: Server) => clientIp(request, server, deps.config.trustProxy)
+  // Tokens must not be kept by browsers or proxies.
+  const noStore = { 'cache-control': 'no-store' }
+  return new Elysia({ name: 'auth', prefix: '/auth' })
+    .post('/register', async ({ body, request, server, status }) => status(202, await register(deps, body, ip(request, server))), {
+      body: RegisterBody,
+    })
+    .post('/login', async ({ body, request, server, status }) => status(202, await login(deps, body, ip(request, server))), {
+      body: LoginBody,
+    })
+    .post(
+      '/verify-otp',
+      async ({ body, request, server, set }) => {
+        Object.assign(set.headers, noStore)
+        return verifyOtp(deps, body, ip(request, server))
+      },
+      { body: VerifyOtpBody }
+    )
+    .post(
+      '/refresh',
+      async ({ body, set }) => {
+        Object.assign(set.headers, noStore)
+        return refresh(deps, body)
+      },
+      { body: RefreshTokenBody }
+    )
+    .post(
+      '/logout',
+      async ({ body, status }) => {
+        await logout(deps, body)
+        return status(204)
+      },
+      { body: RefreshTokenBody }
+    )
 }

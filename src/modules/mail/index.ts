@@ -1,7 +1,11 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { OutboxQuery } from './model'
+import { listOutbox } from './service'
 
-// Placeholder until this module's issue lands.
-export function mailModule(_deps: AppDeps) {
-  return new Elysia({ name: 'mail' })
+/** GET /dev/mail: the development outbox. In production the route is never registered. */
+export function mailModule({ config, db }: AppDeps) {
+  const app = new Elysia({ name: 'mail' })
+  if (config.env === 'production') return app
+  return app.get('/dev/mail', async ({ query }) => ({ messages: await listOutbox(db.sql, query.to) }), { query: OutboxQuery })
 }
