@@ -9,8 +9,9 @@ const PLAN_CACHE_MS = 60_000
  * A route's rate limit.
  * - `ip`: one bucket per client IP and `name` (public endpoints); default RATE_LIMIT_IP_PER_MIN.
  * - `key`: one bucket per credential (API key pair, or dashboard user) *and* one per organization;
- *   needs `auth`. Default: the plan's rate_limit_per_minute, else RATE_LIMIT_KEY_PER_MIN.
- * - `org`: the organization's bucket only; needs `auth`.
+ *   needs `auth`. Per credential: `perMinute`, else the plan's rate_limit_per_minute, else
+ *   RATE_LIMIT_KEY_PER_MIN; per organization: the larger of RATE_LIMIT_ORG_PER_MIN and the plan's.
+ * - `org`: the organization's bucket only (`perMinute`, else as above); needs `auth`.
  * Without `name`, key and org buckets are shared by every route, so a key has one budget API-wide.
  */
 export type RateLimitRule =
@@ -46,7 +47,7 @@ export function createRateLimits({ db, config, limiter, log }: AppDeps) {
 
   // A plan's per-key allowance is never cut below itself by the org-wide default.
   async function orgLimit(principal: Principal, rule: RateLimitRule): Promise<number> {
-    if (rule.perMinute) return rule.perMinute
+    if (rule.scope === 'org' && rule.perMinute) return rule.perMinute
     return Math.max(config.rateLimits.orgPerMin, (await planPerMinute(principal.planId)) ?? 0)
   }
 

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'bun:test'
+import { MemoryRateLimiter } from '../../src/lib/ratelimit'
+
+const MINUTE = 60_000
+
+describe('MemoryRateLimiter', () => {
+  it('lets a full bucket through `limit` times, then refuses with Retry-After', async () => {
+    let now = 1_000_000
+    const limiter = new MemoryRateLimiter(() => now)
+    const remaining: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const d = await limiter.take('k', 3, MINUTE)
+      expect(d.allowed).toBe(true)
+      expect(d.limit).toBe(3)
+      remaining.push(d.remaining)
+    }
+    expect(remaining).toEqual([2, 1, 0])
+    const refused = await limiter.take('k', 3, MINUTE)
+    expect(refused.allowed).toBe(false)
+    expect(refused.remaining).toBe(0)
+    // 3 tokens per minute: one token every 20 s.
+    expect(refused.retryAfterSeconds).toBe(20)
+    expect(refused.resetSeconds).toBe(60)
+  })
+
+  it('refills evenly over the window', async () => {
+    let now = 0
+    const limiter = new MemoryRateLimiter(() => now)
+    for (let i = 0; i < 3; i++) await limiter.take('k', 3, MINUTE)
+    expect((await limiter.take('k', 3, MINUTE)).allowed).toBe(false)
+    now += 19_999
+    expect((await limiter.take('k', 3, MINUTE)).allowed).toBe(false)
+    now += 1
+    const one = await limiter.take('k', 3, MINUTE)
+    expect(one.allowed).toBe(true)
+    expect((await limiter.take('k', 3, MINUTE)).allowed).toBe(false)
+    now += 10 * MINUTE
+    // Never more than `limit` tokens, however long the bucket rested.
+    const after = await limiter.take('k', 3, MINUTE)
+    expect(after.allowed).toBe(true)
+    expect(after.remaining).toBe(2)
+  })
+
+  it('keeps buckets apart by key', async () => {
+    const now = 0
+    const limiter = new MemoryRateLimiter(() => now)
+    expect((await limiter.take('a', 1, MINUTE)).allowed).toBe(true)
+    expect((await limiter.take('a', 1, MINUTE)).allowed).toBe(false)
+    expect((await limiter.take('b', 1, MINUTE)).allowed).toBe(true)
+  })
+})
