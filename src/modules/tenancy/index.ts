@@ -36,3 +36,5 @@ export function tenancy(deps: AppDeps) {
       }),
     })
 }
+
+export { ingestCors } from './cors'

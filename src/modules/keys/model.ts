@@ -1,0 +1,38 @@
+import * as v from 'valibot'
+import { SDK_TYPES } from './service'
+
+export const MAX_ALLOWED_ORIGINS = 20
+const ORIGIN_SHAPE = /^https?:\/\/[^/?#@\s*\\]+\/?$/i
+
+/** `scheme://host[:port]` (http or https, nothing else), normalised to what browsers send in `Origin`. */
+export function normaliseOrigin(input: string): string | null {
+  if (!ORIGIN_SHAPE.test(input)) return null
+  try {
+    const url = new URL(input)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+    return url.origin
+  } catch {
+    return null
+  }
+}
+
+const Origin = v.pipe(
+  v.string(),
+  v.maxLength(2048, 'origin is too long'),
+  v.check((s) => normaliseOrigin(s) !== null, 'must be an origin like https://shop.example.com (http or https, no path, query or wildcard)'),
+  v.transform((s) => normaliseOrigin(s)!)
+)
+
+export const CreateKeyInput = v.object({
+  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')),
+  sdkType: v.picklist(SDK_TYPES),
+  allowedOrigins: v.pipe(
+    v.optional(v.nullable(v.array(Origin)), []),
+    v.transform((list) => list ?? []),
+    v.maxLength(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`),
+    v.transform((list) => [...new Set(list)])
+  ),
+})
+export type CreateKeyInput = v.InferOutput<typeof CreateKeyInput>
+
+export const KeyPairIdInput = v.object({ keyPairId: v.pipe(v.string(), v.uuid('must be a UUID')) })
