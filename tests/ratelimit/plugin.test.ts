@@ -4,6 +4,7 @@ import { httpCore } from '../../src/app'
 import { rateLimit, rateLimitsFor } from '../../src/modules/ratelimit'
 import { tenancy } from '../../src/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
+import { secondSecretKey } from './seed-key'
 
 // Probe routes on the real plugins; the endpoints' own tests check that each route is limited.
 let h: Harness
@@ -109,8 +110,7 @@ describe('per-key and per-organization scope', () => {
 
   it('caps an organization at RATE_LIMIT_ORG_PER_MIN across its keys', async () => {
     const org = await h.seedOrg('Org Cap', 'nolimit')
-    const { keyPairs } = await import('./seed-key')
-    const second = await keyPairs(h, org.orgId)
+    const second = await secondSecretKey(h, org.orgId)
     // 7 per key, 9 per organization: the two keys together stop at 9.
     let ok = 0
     for (let i = 0; i < 7; i++) if ((await get('/key', { 'x-api-key': org.secretKey })).status === 200) ok++

@@ -2,7 +2,7 @@ import { createKeyPair } from '../../src/modules/keys/service'
 import type { Harness } from '../helpers/harness'
 
 /** A second secret key for an organization; returns its plaintext. */
-export async function keyPairs(h: Harness, orgId: string): Promise<string> {
+export async function secondSecretKey(h: Harness, orgId: string): Promise<string> {
   const { secretKey } = await createKeyPair(h.deps.db.sql, orgId, { name: 'second', sdkType: 'server' })
   return secretKey
 }
