@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { eventually, findChromium, launchChromium, screenshotPath, screenshotsWanted, startServer, warnChromiumMissing, type Server } from './support'
+
+const chromiumPath = findChromium()
+
+if (!chromiumPath) {
+  warnChromiumMissing()
+  it.skip('SKIPPED: chromium missing', () => {})
+} else {
+  let server: Server
+  let browser: Browser
+
+  beforeAll(async () => {
+    server = await startServer()
+    browser = await launchChromium(chromiumPath)
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  }, 60_000)
+
+  /** A human-ish hand: a curved path in small steps with uneven pauses. */
+  async function curve(page: Page, from: [number, number], to: [number, number], bend: number) {
+    const [x0, y0] = from
+    const [x1, y1] = to
+    const cx = (x0 + x1) / 2 + bend
+    const cy = (y0 + y1) / 2 - bend
+    const points = 12
+    for (let i = 1; i <= points; i++) {
+      const t = i / points
+      const x = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t ** 2 * x1
+      const y = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t ** 2 * y1
+      await page.mouse.move(x, y, { steps: 3 + (i % 4) })
+      if (i % 5 === 0) await page.waitForTimeout(60 + (i * 37) % 90)
+    }
+  }
+
+  async function centre(page: Page, selector: string): Promise<[number, number]> {
+    const box = (await page.locator(selector).boundingBox())!
+    return [box.x + box.width * 0.45, box.y + box.height * 0.55]
+  }
+
+  type BatchRow = { signals: { k: string; kc?: string; [key: string]: unknown }[] | null; captured_at: Date }
+
+  describe('demo page in Chromium', () => {
+    it('collects every modality, flushes with fetch and with sendBeacon, and shows the verdict', async () => {
+      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      const page = await context.newPage()
+      const problems: string[] = []
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text())
+      })
+      page.on('pageerror', (e) => problems.push(String(e)))
+      const typed = 'Hello Demo 42'
+      try {
+        await page.goto(`${server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const sessionId = (await page.textContent('#session-id'))!
+        const started = Date.now()
+
+        await page.mouse.move(40, 40)
+        const field = await centre(page, '#demo-name')
+        await curve(page, [40, 40], field, 120)
+        await page.waitForTimeout(150)
+        await page.mouse.down()
+        await page.waitForTimeout(90)
+        await page.mouse.up()
+        await page.keyboard.type(typed, { delay: 70 })
+        await page.keyboard.press('Backspace')
+        await page.keyboard.down('Shift')
+        await page.keyboard.press('A')
+        await page.keyboard.up('Shift')
+
+        const area = await centre(page, '#scroll-area')
+        await curve(page, field, area, -80)
+        for (const dy of [100, 120, 60, 140]) {
+          await page.mouse.wheel(0, dy)
+          await page.waitForTimeout(120)
+        }
+
+        const check = await centre(page, '#check')
+        await curve(page, area, check, 60)
+        await page.waitForTimeout(200)
+        await page.mouse.down()
+        await page.waitForTimeout(110)
+        await page.mouse.up()
+        // The button flushes with fetch, then asks this server (not the page) for the verdict.
+        await page.waitForSelector('#result .verdict', { timeout: 20_000 })
+        const verdict = (await page.textContent('#result .verdict'))!
+        expect(verdict).toMatch(/Verdict: (human verified|suspicious|bot|insufficient data)/)
+        expect(await page.textContent('#result')).toMatch(/Signals\d+ in \d+ batch/)
+
+        if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('demo.png'), fullPage: true })
+
+        const sql = server.deps.db.sql
+        const batchesBefore = (await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${server.demo.org_id} and session_id = ${sessionId}`).length
+        expect(batchesBefore).toBeGreaterThan(0)
+
+        // More typing, then leave the page: pagehide must hand the rest to sendBeacon.
+        await page.click('#demo-notes')
+        await page.keyboard.type('fine', { delay: 60 })
+        const elapsedMs = Date.now() - started
+        await page.goto('about:blank')
+
+        const rows = await eventually(async () => {
+          const r = await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${server.demo.org_id} and session_id = ${sessionId} order by seq`
+          return r.length > batchesBefore && r
+        }, 'the beacon batch')
+
+        const [session] = await sql<{ sdk_type: string; batch_count: number; signal_count: number }[]>`
+          select sdk_type, batch_count, signal_count from sessions where org_id = ${server.demo.org_id} and session_id = ${sessionId}`
+        expect(session!.sdk_type).toBe('web')
+
+        const signals = rows.flatMap((r) => r.signals ?? [])
+        const kinds = new Set(signals.map((s) => s.k))
+        for (const kind of ['mm', 'md', 'mu', 'c', 'kd', 'ku', 's']) expect([kind, kinds.has(kind)]).toEqual([kind, true])
+        // Key classes only: the typed text never reaches the service.
+        expect(new Set(signals.filter((s) => s.k === 'kd').map((s) => s.kc))).toEqual(new Set(['char', 'space', 'digit', 'back', 'mod']))
+        expect(JSON.stringify(signals)).not.toContain('Hello')
+        expect(signals.every((s) => s.tr === undefined)).toBe(true)
+        const clicks = signals.filter((s) => s.k === 'c')
+        for (const c of clicks) {
+          expect(Math.abs(c.ox as number)).toBeLessThanOrEqual(1)
+          expect(Math.abs(c.oy as number)).toBeLessThanOrEqual(1)
+        }
+        const moves = signals.filter((s) => s.k === 'mm')
+        expect(moves.every((m) => typeof m.n === 'number')).toBe(true)
+        const times = signals.map((s) => s.t as number)
+        expect(times).toEqual([...times].sort((a, b) => a - b))
+        expect(signals.filter((s) => s.k === 's').map((s) => s.dy)).toEqual([100, 120, 60, 140])
+
+        // Transport: JSON + X-API-Key for fetch flushes, ?key= + text/plain for the beacon, nothing else.
+        const ingest = server.requests.filter((r) => r.path === '/v1/ingest')
+        const fetches = ingest.filter((r) => r.hasApiKey)
+        const beacons = ingest.filter((r) => !r.hasApiKey)
+        expect(fetches.length).toBeGreaterThan(0)
+        expect(fetches.every((r) => r.contentType.startsWith('application/json') && r.search === '')).toBe(true)
+        expect(beacons.length).toBeGreaterThan(0)
+        expect(beacons.every((r) => r.contentType.startsWith('text/plain') && r.search === `?key=${server.demo.public_key}`)).toBe(true)
+        expect(ingest.length).toBe(rows.length)
+        // The flush policy bounds the request count: one per 5 s tick, per 200 events, plus the explicit flush and the exit.
+        expect(ingest.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / 5000) + Math.ceil(signals.length / 200) + 2)
+        console.log(`demo e2e: ${signals.length} signals in ${ingest.length} ingest requests over ${(elapsedMs / 1000).toFixed(1)} s`)
+
+        // Nothing the page did broke the CSP or threw.
+        expect(problems).toEqual([])
+      } finally {
+        await context.close()
+      }
+    }, 120_000)
+
+    it('the SDK never throws into the page and keeps one session per tab across reloads', async () => {
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(String(e)))
+      try {
+        await page.goto(`${server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const first = await page.textContent('#session-id')
+        const outcome = await page.evaluate(() => {
+          const w = window as unknown as { BSS: { init(o: unknown): { sessionId: string } } }
+          const bad = [undefined, null, {}, { publicKey: 'svc_live_sk_' + 'a'.repeat(40) }, { publicKey: 42 }].map((o) => w.BSS.init(o).sessionId)
+          // Synthetic events: recorded as untrusted, never an exception.
+          window.dispatchEvent(new PointerEvent('pointermove', { clientX: 5, clientY: 5 }))
+          window.dispatchEvent(new KeyboardEvent('keydown', { key: 'x' }))
+          window.dispatchEvent(new WheelEvent('wheel', { deltaY: 3, deltaMode: 1 }))
+          window.dispatchEvent(new TouchEvent('touchstart'))
+          return bad
+        })
+        expect(outcome).toEqual(['', '', '', '', ''])
+        await page.evaluate(async (key) => {
+          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+          await w.BSS.init({ publicKey: key }).flush()
+        }, server.demo.public_key)
+        const rows = await server.deps.db.sql<{ signals: { k: string; tr?: boolean }[] }[]>`
+          select signals from session_batches where org_id = ${server.demo.org_id} and session_id = ${first}`
+        const untrusted = rows.flatMap((r) => r.signals).filter((s) => s.tr === false).map((s) => s.k)
+        expect(untrusted.sort()).toEqual(['kd', 'mm', 's', 'ts'])
+        await page.reload()
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        expect(await page.textContent('#session-id')).toBe(first)
+        const other = await context.newPage()
+        await other.goto(`${server.url}/demo`)
+        await other.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        expect(await other.textContent('#session-id')).not.toBe(first)
+        expect(errors).toEqual([])
+      } finally {
+        await context.close()
+      }
+    }, 60_000)
+
+    it('a page on another origin loads /sdk/v1.js with CORS and sends with fetch and sendBeacon', async () => {
+      // A customer's page: another origin (localhost vs 127.0.0.1) embedding the SDK with a CORS script tag.
+      const host = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () =>
+          new Response(`<!doctype html><title>shop</title><script src="${server.url}/sdk/v1.js" crossorigin="anonymous"></script><h1>shop</h1>`, {
+            headers: { 'content-type': 'text/html' },
+          }),
+      })
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      try {
+        await page.goto(`http://localhost:${host.port}/`)
+        const sessionId = await page.evaluate(
+          ([key, endpoint]) => {
+            const w = window as unknown as { BSS: { init(o: unknown): { sessionId: string } }; bss?: unknown }
+            const client = w.BSS.init({ publicKey: key, endpoint })
+            w.bss = client
+            return client.sessionId
+          },
+          [server.demo.public_key, server.url]
+        )
+        expect(sessionId).toMatch(/^[0-9a-f-]{36}$/)
+        await curve(page, [10, 10], [300, 200], 50)
+        const stats = await page.evaluate(async () => {
+          const client = (window as unknown as { bss: { flush(): Promise<void>; stats(): Record<string, number> } }).bss
+          await client.flush()
+          return client.stats()
+        })
+        expect(stats).toMatchObject({ dropped: 0, failures: 0, buffered: 0 })
+        expect(stats.sent).toBeGreaterThan(0)
+        const seen = server.requests.length
+        await page.mouse.move(20, 30, { steps: 5 })
+        await page.goto('about:blank')
+        const beacon = await eventually(
+          async () => server.requests.slice(seen).find((r) => r.path === '/v1/ingest' && r.search.startsWith('?key=')),
+          'the cross-origin beacon'
+        )
+        expect(beacon.contentType).toStartWith('text/plain')
+        const sql = server.deps.db.sql
+        const batches = await eventually(async () => {
+          const [row] = await sql<{ batch_count: number }[]>`
+            select batch_count from sessions where org_id = ${server.demo.org_id} and session_id = ${sessionId}`
+          return row && row.batch_count >= 2 && row.batch_count
+        }, 'the cross-origin batches')
+        expect(batches).toBeGreaterThanOrEqual(2)
+      } finally {
+        await context.close()
+        host.stop(true)
+      }
+    }, 60_000)
+  })
+}

@@ -1,0 +1,119 @@
+// Shared by the browser tests: the real service listening on a random port (in-process, on the
+// test database kind of this run), and Debian's Chromium driven by playwright-core.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { buildApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import type { AppDeps } from '../../src/deps'
+import { createAccessTokens } from '../../src/lib/access-token'
+import { systemClock } from '../../src/lib/clock'
+import { createLogger } from '../../src/lib/log'
+import { outboxMailer } from '../../src/lib/mailer'
+import { MemoryRateLimiter } from '../../src/lib/ratelimit'
+import { provisionDemo, syncPlans, type DemoCredentials } from '../../tenants/provision'
+import { createTestDb, type TestDb } from '../helpers/db'
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+export function findChromium(): string | null {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[]
+  return candidates.find((path) => existsSync(path)) ?? null
+}
+
+/** Says so loudly, so a machine without Chromium never passes the browser tests silently. */
+export function warnChromiumMissing() {
+  console.warn(
+    '\n!!! Chromium was not found (/usr/bin/chromium): the browser tests are SKIPPED.\n' +
+      '!!! Install it with `apt-get install -y chromium` (scripts/ci-browser.sh does this in CI) or set CHROMIUM_PATH.\n'
+  )
+}
+
+export async function launchChromium(executablePath: string): Promise<Browser> {
+  const { chromium } = await import('playwright-core')
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+}
+
+export type SeenRequest = { method: string; path: string; search: string; contentType: string; hasApiKey: boolean }
+
+export type Server = {
+  url: string
+  deps: AppDeps
+  demo: DemoCredentials
+  /** Every request the server received, in order. */
+  requests: SeenRequest[]
+  close(): Promise<void>
+}
+
+/**
+ * The whole app on a fresh test database, listening on 127.0.0.1 with a random port. The clock is
+ * the real one: the browser stamps batches with its own time. The demo organization is provisioned
+ * exactly as `npm start` does, into a temporary DATA_DIR.
+ */
+export async function startServer(): Promise<Server> {
+  const testDb: TestDb = await createTestDb()
+  const dataDir = mkdtempSync(join(tmpdir(), 'bss-e2e-'))
+  // No key cache: a revoked key must fail on the very next request in these tests.
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', DATA_DIR: dataDir, KEY_CACHE_TTL_MS: '0' })
+  const log = createLogger(config.logLevel)
+  await syncPlans(testDb.db.sql)
+  const demo = await provisionDemo(testDb.db.sql, dataDir)
+  if (!demo) throw new Error('the demo organization was not provisioned')
+  const deps: AppDeps = {
+    config,
+    db: testDb.db,
+    log,
+    clock: systemClock,
+    mailer: outboxMailer(testDb.db.sql, log),
+    limiter: new MemoryRateLimiter(),
+    tokens: createAccessTokens(config.jwtSecret),
+  }
+  const requests: SeenRequest[] = []
+  const app = buildApp(deps)
+    .onRequest(({ request }) => {
+      const url = new URL(request.url)
+      requests.push({
+        method: request.method,
+        path: url.pathname,
+        search: url.search,
+        contentType: request.headers.get('content-type') ?? '',
+        hasApiKey: request.headers.has('x-api-key'),
+      })
+    })
+    .listen({ port: 0, hostname: '127.0.0.1' })
+  return {
+    url: `http://127.0.0.1:${app.server!.port}`,
+    deps,
+    demo,
+    requests,
+    async close() {
+      await app.stop(true)
+      await testDb.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Polls until check() returns a value (not a timing assertion: it only bounds how long we wait). */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, limitMs = 20_000): Promise<T> {
+  const end = Date.now() + limitMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+export const screenshotsWanted = () => process.env.SCREENSHOTS === '1'
+export const screenshotPath = (name: string) => join(import.meta.dir, '../../docs/screenshots', name)
