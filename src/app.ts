@@ -45,7 +45,7 @@ export function httpCore(deps: AppDeps) {
       set.headers['x-api-version'] = API_VERSION
     })
     .onParse({ as: 'global' }, async ({ request, path }) => {
-      if (RAW_BODY_PATHS.has(path)) return
+      if (RAW_BODY_PATHS.has(path) || request.method === 'OPTIONS') return
       const type = mediaType(request)
       const textAllowed = TEXT_JSON_PATHS.has(path) && type === 'text/plain'
       if (type !== 'application/json' && !type.endsWith('+json') && !textAllowed) {
