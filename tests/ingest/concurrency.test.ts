@@ -74,4 +74,29 @@ describe('plan limit under concurrency', () => {
     expect(session).toEqual({ signal_count: 60, batch_count: 20 })
     expect((await rowCounts(h, h.a)).used).toBe(1)
   }, 60_000)
+
+  it('stores a batch retried many times at once exactly once, for a new and for a continuing session', async () => {
+    const send = (body: unknown, i: number) =>
+      [h.app, second][i % 2]!.handle(
+        new Request('http://localhost/v1/ingest', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': h.b.secretKey },
+          body: JSON.stringify(body),
+        })
+      )
+    const first = makeBatch(h, { signals: makeSignals(30) })
+    const usedBefore = (await rowCounts(h, h.b)).used
+    const firstAnswers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(first, i)))
+    expect(firstAnswers.map((r) => r.status)).toEqual(Array(10).fill(200))
+    h.clock.advance(1_000)
+    const next = { ...first, captured_at: h.clock.now().toISOString(), signals: makeSignals(30, 1_000) }
+    const nextAnswers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(next, i)))
+    expect(nextAnswers.map((r) => r.status)).toEqual(Array(10).fill(200))
+    const bodies = await Promise.all(nextAnswers.map((r) => r.json()))
+    expect(new Set(bodies.map((b) => b.batches))).toEqual(new Set([2]))
+    const [session] = await h.deps.db.sql<{ signal_count: number; batch_count: number }[]>`
+      select signal_count, batch_count from sessions where org_id = ${h.b.orgId} and session_id = ${first.session_id}`
+    expect(session).toEqual({ signal_count: 60, batch_count: 2 })
+    expect((await rowCounts(h, h.b)).used).toBe(usedBefore + 1)
+  }, 60_000)
 })

@@ -84,11 +84,7 @@ export function batchHash(capturedAt: Date, signalsJson: string): string {
   return createHash('sha256').update(capturedAt.toISOString()).update('\n').update(signalsJson).digest('hex')
 }
 
-type Existing = {
-  first_seen_at: Date
-  batch_count: number
-  duplicate_count: number | null
-} & SessionRow
+type Head = SessionRow & { inserted: boolean; sessions_limit: number; sessions_used: number; replayed: boolean }
 
 /**
  * Appends one batch to its session and rescores the session over all of its stored signals.
@@ -101,22 +97,28 @@ export async function ingestBatch(
 ): Promise<IngestOutcome> {
   const { orgId, now, body } = input
   const sessionId = body.session_id
+  const current = body.signals as Signal[]
   const month = monthStartUtc(now).toISOString().slice(0, 10)
   const resetSeconds = secondsUntil(nextMonthStartUtc(now), now)
-  const signalsJson = JSON.stringify(body.signals)
+  const signalsJson = JSON.stringify(current)
   const hash = batchHash(body.captured_at, signalsJson)
+  // A new session's fingerprint is its first batch's: checked for replay in the same statement that creates it.
+  const firstPrint = fingerprint(current)
 
   return db.tenant(orgId, async (tx) => {
-    const [head]: [{ inserted: boolean; sessions_limit: number; sessions_used: number }?] = await tx`
-      with ins as (
+    // Creates the session, or locks the existing row (the no-op update) so its batches append one at a time.
+    const [head]: [Head?] = await tx`
+      with s as (
         insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at)
         values (${orgId}, ${sessionId}, ${input.keyPairId ?? null}, ${body.sdk_type}, ${month}, ${now}, ${now})
-        on conflict (org_id, session_id) do nothing
-        returning 1
+        on conflict (org_id, session_id) do update set last_batch_at = sessions.last_batch_at
+        returning (xmax = 0) as inserted, session_id, hcs, m3_score, verdict, reasons, signal_count, batch_count,
+          model_version, first_seen_at, scored_at
       )
-      select exists (select 1 from ins) as inserted, p.sessions_limit,
-        coalesce((select u.sessions_used from usage_counters u where u.org_id = o.org_id and u.month = ${month}), 0)::int as sessions_used
-      from organizations o join plans p on p.plan_id = o.plan_id
+      select s.*, p.sessions_limit,
+        coalesce((select u.sessions_used from usage_counters u where u.org_id = o.org_id and u.month = ${month}), 0)::int as sessions_used,
+        exists (select 1 from sessions r where r.org_id = o.org_id and r.fingerprint = ${firstPrint} and r.session_id <> ${sessionId}) as replayed
+      from s, organizations o join plans p on p.plan_id = o.plan_id
       where o.org_id = ${orgId}`
     if (!head) throw new ApiError('unauthorized', 'the organization no longer exists')
     const quota: Quota = { limit: head.sessions_limit, used: head.sessions_used, resetSeconds }
@@ -126,79 +128,71 @@ export async function ingestBatch(
         'retry-after': String(resetSeconds),
       })
     // Fast refusal for a new session when the month is already used up (the counter only grows);
-    // the guarded upsert at the end stays the authority.
+    // the guarded upsert below stays the authority.
     if (head.inserted && quota.used >= quota.limit) throw refuse()
 
-    let previous: Signal[] = []
-    let firstSeenAt = now
-    let batchCount = 0
-    let signalCount = 0
+    let all = current
+    let print = firstPrint
+    let replayed = head.replayed
     if (!head.inserted) {
-      const [row]: [Existing?] = await tx`
-        select s.session_id, s.hcs, s.m3_score, s.verdict, s.reasons, s.signal_count, s.batch_count, s.model_version,
-          s.first_seen_at, s.scored_at,
-          (select b.signal_count from session_batches b
-           where b.org_id = s.org_id and b.session_id = s.session_id and b.batch_hash = ${hash}) as duplicate_count
-        from sessions s where s.org_id = ${orgId} and s.session_id = ${sessionId}
-        for update of s`
-      if (!row) throw new Error('session row vanished under its lock')
+      // Read after the row lock, so a batch committed by a concurrent request is seen (and a retry of it recognised).
+      const stored: { signal_count: number; duplicate: boolean; signals: Signal[] | null }[] = await tx`
+        select signal_count, batch_hash = ${hash} as duplicate, signals
+        from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+      const original = stored.find((b) => b.duplicate)
       // A retried batch answers as the original did and changes nothing (also after the window closed).
-      if (row.duplicate_count !== null) return { result: toResult(row), accepted: row.duplicate_count, quota }
-      if (now.getTime() - row.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
+      if (original) return { result: toResult(head), accepted: original.signal_count, quota }
+      if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
         throw new ApiError('conflict', 'this session is closed: it takes batches for 30 minutes after its first one; start a new session', undefined, quotaHeaders(quota))
       }
-      firstSeenAt = row.first_seen_at
-      batchCount = row.batch_count
-      signalCount = row.signal_count
-      if (batchCount > 0) {
-        const stored: { signals: Signal[] | null }[] = await tx`
-          select signals from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
-        previous = stored.flatMap((b) => b.signals ?? [])
+      all = mergeSignals(stored.flatMap((b) => b.signals ?? []), current)
+      print = fingerprint(all)
+      if (print !== firstPrint) {
+        const seen = await tx`
+          select 1 from sessions where org_id = ${orgId} and fingerprint = ${print} and session_id <> ${sessionId} limit 1`
+        replayed = seen.length > 0
       }
     }
 
-    const all = mergeSignals(previous, body.signals as Signal[])
-    const print = fingerprint(all)
-    let replayed = false
-    if (print) {
-      const seen = await tx`
-        select 1 from sessions where org_id = ${orgId} and fingerprint = ${print} and session_id <> ${sessionId} limit 1`
-      replayed = seen.length > 0
-    }
     const scored = rounded(score({ signals: all, clientFeatures: body.features, replayed }))
-    const seq = batchCount + 1
-    await tx`
+    const seq = head.batch_count + 1
+    const signalCount = head.signal_count + current.length
+    // The plan limit is read inside the same statement that takes the count; no row back = limit reached.
+    const countSession = head.inserted
+      ? tx`, counted as (
+          insert into usage_counters as u (org_id, month, sessions_used)
+          select o.org_id, ${month}, 1 from organizations o join plans p on p.plan_id = o.plan_id
+          where o.org_id = ${orgId} and p.sessions_limit > 0
+          on conflict (org_id, month) do update set sessions_used = u.sessions_used + 1
+          where u.sessions_used < (select p.sessions_limit from organizations o join plans p on p.plan_id = o.plan_id where o.org_id = ${orgId})
+          returning sessions_used
+        )
+        select (select sessions_used from counted) as sessions_used`
+      : tx`select null::int as sessions_used`
+    const [written]: [{ sessions_used: number | null }?] = await tx`
       with batch as (
         insert into session_batches (org_id, session_id, seq, captured_at, batch_hash, signal_count, signals, received_at)
-        values (${orgId}, ${sessionId}, ${seq}, ${body.captured_at}, ${hash}, ${body.signals.length}, ${signalsJson}::text::jsonb, ${now})
-      )
-      update sessions set last_batch_at = ${now}, batch_count = ${seq}, signal_count = ${signalCount + body.signals.length},
-        client_features = ${body.features}::float8[], fingerprint = ${print}, hcs = ${scored.hcs}, m3_score = ${scored.m3_score},
-        verdict = ${scored.verdict}, reasons = ${scored.reasons}::text[], model_version = ${scored.model_version}, scored_at = ${now}
-      where org_id = ${orgId} and session_id = ${sessionId}`
-
+        values (${orgId}, ${sessionId}, ${seq}, ${body.captured_at}, ${hash}, ${current.length}, ${signalsJson}::text::jsonb, ${now})
+      ), session as (
+        update sessions set last_batch_at = ${now}, batch_count = ${seq}, signal_count = ${signalCount},
+          client_features = ${body.features}::float8[], fingerprint = ${print}, hcs = ${scored.hcs}, m3_score = ${scored.m3_score},
+          verdict = ${scored.verdict}, reasons = ${scored.reasons}::text[], model_version = ${scored.model_version}, scored_at = ${now}
+        where org_id = ${orgId} and session_id = ${sessionId}
+      )${countSession}`
     if (head.inserted) {
-      // The plan limit is read inside the same statement that takes the count; no row back = limit reached.
-      const [counted]: [{ sessions_used: number }?] = await tx`
-        insert into usage_counters as u (org_id, month, sessions_used)
-        select o.org_id, ${month}, 1 from organizations o join plans p on p.plan_id = o.plan_id
-        where o.org_id = ${orgId} and p.sessions_limit > 0
-        on conflict (org_id, month) do update set sessions_used = u.sessions_used + 1
-        where u.sessions_used < (select p.sessions_limit from organizations o join plans p on p.plan_id = o.plan_id where o.org_id = ${orgId})
-        returning sessions_used`
-      if (!counted) throw refuse()
-      quota.used = counted.sessions_used
+      if (written?.sessions_used == null) throw refuse()
+      quota.used = written.sessions_used
     }
 
     const result = toResult({
       session_id: sessionId,
       ...scored,
-      signal_count: signalCount + body.signals.length,
+      signal_count: signalCount,
       batch_count: seq,
-      first_seen_at: firstSeenAt,
+      first_seen_at: head.first_seen_at,
       scored_at: now,
     })
-    return { result, accepted: body.signals.length, quota }
+    return { result, accepted: current.length, quota }
   })
 }
 
