@@ -181,3 +181,28 @@ describe('credentials and tenancy', () => {
     expect((await rowCounts(h, h.b)).used).toBe(usedB + 1)
   })
 })
+
+describe('replayed trajectories', () => {
+  const path = Array.from({ length: 60 }, (_, i) => ({ t: i * 16, k: 'mm', x: 100 + i * 3 + (i % 4), y: 200 + Math.round(20 * Math.sin(i / 6)) }))
+
+  it('flags a session whose trajectory another session of the same organization already had', async () => {
+    const original = await ingest(h, h.a.secretKey, makeBatch(h, { signals: path }))
+    expect(original.body.reasons).not.toContain('replayed_trajectory')
+    // The same moves, shifted in time and on the page.
+    const copy = makeBatch(h, { signals: path.map((e) => ({ ...e, t: e.t + 5_000, x: e.x + 40, y: e.y - 10 })) })
+    const replayed = await ingest(h, h.a.secretKey, copy)
+    expect(replayed.body.reasons).toContain('replayed_trajectory')
+    expect(replayed.body.hcs).toBeLessThanOrEqual(10)
+    const prints = await h.deps.db.sql<{ fingerprint: string | null }[]>`
+      select fingerprint from sessions where org_id = ${h.a.orgId} and session_id in ${h.deps.db.sql([original.body.session_id, copy.session_id])}`
+    expect(prints).toHaveLength(2)
+    expect(prints[0]!.fingerprint).toBeString()
+    expect(prints[0]!.fingerprint).toBe(prints[1]!.fingerprint)
+  })
+
+  it("does not compare with other organizations' sessions", async () => {
+    const other = await ingest(h, h.b.secretKey, makeBatch(h, { signals: path }))
+    expect(other.status).toBe(200)
+    expect(other.body.reasons).not.toContain('replayed_trajectory')
+  })
+})

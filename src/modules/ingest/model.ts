@@ -38,7 +38,7 @@ const SignalEvents = v.array(SignalEvent)
  * 10,000-event batch of garbage costs one issue, not 10,000; then checks that `t` never goes back.
  */
 const Signals = v.pipe(
-  v.array(v.unknown()),
+  v.custom<unknown[]>(Array.isArray, 'must be an array of signal events'),
   v.maxLength(MAX_SIGNALS, `must hold at most ${MAX_SIGNALS} events`),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const parsed = v.safeParse(SignalEvents, dataset.value, { abortEarly: true })

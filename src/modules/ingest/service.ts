@@ -145,7 +145,8 @@ export async function ingestBatch(
       if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
         throw new ApiError('conflict', 'this session is closed: it takes batches for 30 minutes after its first one; start a new session', undefined, quotaHeaders(quota))
       }
-      all = mergeSignals(stored.flatMap((b) => b.signals ?? []), current)
+      // Batch (arrival) order, never re-sorted: time going back across batches is itself evidence for the model.
+      all = stored.flatMap((b) => b.signals ?? []).concat(current)
       print = fingerprint(all)
       if (print !== firstPrint) {
         const seen = await tx`
@@ -194,16 +195,6 @@ export async function ingestBatch(
     })
     return { result, accepted: current.length, quota }
   })
-}
-
-/** Batches in arrival order; if a late batch carries earlier times, order the whole session by t (stable). */
-function mergeSignals(previous: Signal[], current: Signal[]): Signal[] {
-  if (previous.length === 0) return current
-  const all = previous.concat(current)
-  for (let i = 1; i < all.length; i++) {
-    if (all[i]!.t < all[i - 1]!.t) return all.sort((a, b) => a.t - b.t)
-  }
-  return all
 }
 
 /**
