@@ -93,43 +93,78 @@ const TREMOR_MAX_SAMPLES = 2048
 
 type Pt = { t: number; x: number; y: number }
 
-const INPUT_KINDS = new Set(['mm', 'md', 'mu', 'kd', 'ku', 's', 'ts', 'tm', 'te'])
-const MOUSE_KINDS = new Set(['mm', 'md', 'mu', 'c'])
-const TOUCH_KINDS = new Set(['ts', 'tm', 'te'])
+const INPUT = 1
+const MOUSE = 2
+const TOUCH = 4
+function kind(s: Signal): number {
+  switch (s.k) {
+    case 'mm':
+    case 'md':
+    case 'mu':
+      return INPUT | MOUSE
+    case 'c':
+      return MOUSE
+    case 'kd':
+    case 'ku':
+    case 's':
+      return INPUT
+    case 'ts':
+    case 'tm':
+    case 'te':
+      return INPUT | TOUCH
+    default:
+      return 0
+  }
+}
 
 function finite(v: unknown, limit: number): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : undefined
 }
 
-const time = (s: Signal) => finite(s.t, T_LIMIT)
 const coord = (v: unknown) => finite(v, XY_LIMIT)
 
-function mean(a: readonly number[]): number {
+/** the signals with a usable t (clamped); the input itself in the usual case that every t is fine */
+function usable(signals: readonly Signal[]): readonly Signal[] {
+  let fine = true
+  for (let i = 0; i < signals.length && fine; i++) fine = typeof signals[i].t === 'number' && Math.abs(signals[i].t) <= T_LIMIT
+  if (fine) return signals
+  const out: Signal[] = []
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    const t = finite(s.t, T_LIMIT)
+    if (t !== undefined) out.push({ ...s, t })
+  }
+  return out
+}
+
+type Values = ArrayLike<number>
+
+function mean(a: Values): number {
   let s = 0
-  for (const v of a) s += v
+  for (let i = 0; i < a.length; i++) s += a[i]
   return s / a.length
 }
 
-function sd(a: readonly number[], m = mean(a)): number {
+function sd(a: Values, m = mean(a)): number {
   let s = 0
-  for (const v of a) s += (v - m) * (v - m)
+  for (let i = 0; i < a.length; i++) s += (a[i] - m) * (a[i] - m)
   return Math.sqrt(s / a.length)
 }
 
 /** coefficient of variation; 0 when the mean is 0 (nothing varies) */
-function cv(a: readonly number[]): number {
+function cv(a: Values): number {
   const m = mean(a)
   return m > 0 ? sd(a, m) / m : 0
 }
 
-function maxOf(a: readonly number[]): number {
+function maxOf(a: Values): number {
   let m = -Infinity
-  for (const v of a) if (v > m) m = v
+  for (let i = 0; i < a.length; i++) if (a[i] > m) m = a[i]
   return m
 }
 
 function median(a: readonly number[]): number {
-  const s = [...a].sort((p, q) => p - q)
+  const s = Float64Array.from(a).sort()
   const h = s.length >> 1
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2
 }
@@ -139,7 +174,8 @@ function stat(a: readonly number[], min: number, f: (a: readonly number[]) => nu
   return a.length >= min ? f(a) : NO_DATA
 }
 
-const dist = (a: Pt, b: Pt) => Math.hypot(b.x - a.x, b.y - a.y)
+const norm = (dx: number, dy: number) => Math.sqrt(dx * dx + dy * dy)
+const dist = (a: Pt, b: Pt) => norm(b.x - a.x, b.y - a.y)
 
 /**
  * Pointer strokes: runs of `mm` events with a valid position, ended by a
@@ -152,13 +188,15 @@ export function pointerStrokes(signals: readonly Signal[]): Pt[][] {
     if (cur.length) strokes.push(cur)
     cur = []
   }
-  for (const s of signals) {
+  const valid = usable(signals)
+  for (let i = 0; i < valid.length; i++) {
+    const s = valid[i]
     if (s.k === 'md' || s.k === 'mu') close()
     if (s.k !== 'mm') continue
-    const t = time(s)
+    const t = s.t
     const x = coord(s.x)
     const y = coord(s.y)
-    if (t === undefined || x === undefined || y === undefined) continue
+    if (x === undefined || y === undefined) continue
     const last = cur[cur.length - 1]
     if (last && (t - last.t > STROKE_PAUSE_MS || t < last.t)) close()
     cur.push({ t, x, y })
@@ -168,45 +206,53 @@ export function pointerStrokes(signals: readonly Signal[]): Pt[][] {
 }
 
 /** the stroke without samples closer than MIN_DT_MS to the previous kept one */
-function timed(pts: readonly Pt[]): Pt[] {
-  const out = [pts[0]]
-  for (let i = 1; i < pts.length; i++) if (pts[i].t - out[out.length - 1].t >= MIN_DT_MS) out.push(pts[i])
+function timed(pts: readonly Pt[]): readonly Pt[] {
+  let i = 1
+  while (i < pts.length && pts[i].t - pts[i - 1].t >= MIN_DT_MS) i++
+  if (i === pts.length) return pts
+  const out = pts.slice(0, i)
+  for (; i < pts.length; i++) if (pts[i].t - out[out.length - 1].t >= MIN_DT_MS) out.push(pts[i])
   return out
 }
 
-/** speeds (px/s) of consecutive segments and their mid-times (s) */
-function speeds(k: readonly Pt[]): { v: number[]; at: number[] } {
-  const v: number[] = []
-  const at: number[] = []
+type Series = { v: Float64Array; at: Float64Array }
+
+/** speeds (px/s) of consecutive segments at their mid-times (s) */
+function speeds(k: readonly Pt[]): Series {
+  const v = new Float64Array(k.length - 1)
+  const at = new Float64Array(k.length - 1)
   for (let i = 1; i < k.length; i++) {
-    v.push(dist(k[i - 1], k[i]) / ((k[i].t - k[i - 1].t) / 1000))
-    at.push((k[i].t + k[i - 1].t) / 2000)
+    v[i - 1] = dist(k[i - 1], k[i]) / ((k[i].t - k[i - 1].t) / 1000)
+    at[i - 1] = (k[i].t + k[i - 1].t) / 2000
   }
   return { v, at }
 }
 
-function derivative(v: readonly number[], at: readonly number[]): { v: number[]; at: number[] } {
-  const d: number[] = []
-  const mid: number[] = []
+function derivative({ v, at }: Series): Series {
+  const n = Math.max(0, v.length - 1)
+  const d = new Float64Array(n)
+  const mid = new Float64Array(n)
   for (let i = 1; i < v.length; i++) {
-    d.push((v[i] - v[i - 1]) / (at[i] - at[i - 1]))
-    mid.push((at[i] + at[i - 1]) / 2)
+    d[i - 1] = (v[i] - v[i - 1]) / (at[i] - at[i - 1])
+    mid[i - 1] = (at[i] + at[i - 1]) / 2
   }
   return { v: d, at: mid }
 }
 
-function smooth3(v: readonly number[]): number[] {
-  return v.map((_, i) => {
+function smooth3(v: Float64Array): Float64Array {
+  const out = new Float64Array(v.length)
+  for (let i = 0; i < v.length; i++) {
     const lo = Math.max(0, i - 1)
     const hi = Math.min(v.length - 1, i + 1)
     let s = 0
     for (let j = lo; j <= hi; j++) s += v[j]
-    return s / (hi - lo + 1)
-  })
+    out[i] = s / (hi - lo + 1)
+  }
+  return out
 }
 
 /** local maxima of the smoothed speed reaching 20% of the stroke's peak (submovements) */
-function velocityPeaks(s: readonly number[]): number {
+function velocityPeaks(s: Float64Array): number {
   const max = maxOf(s)
   const eps = max * 1e-6
   let n = 0
@@ -215,9 +261,10 @@ function velocityPeaks(s: readonly number[]): number {
 }
 
 /** time from stroke start to the first peak of the smoothed speed, as a share of the stroke's duration */
-function peakTimeShare(s: readonly number[], at: readonly number[], k: readonly Pt[]): number {
+function peakTimeShare(s: Float64Array, at: Float64Array, k: readonly Pt[]): number {
   const max = maxOf(s)
-  const i = s.findIndex((v) => v >= max - max * 1e-6)
+  let i = 0
+  while (s[i] < max - max * 1e-6) i++
   return (at[i] * 1000 - k[0].t) / (k[k.length - 1].t - k[0].t)
 }
 
@@ -229,21 +276,23 @@ function maxDeviation(pts: readonly Pt[], chord: number): number {
   return max / chord
 }
 
-/** heading changes between consecutive segments of ≥ 1 px, binned so that 0 rad sits in the middle of a bin */
+/**
+ * Turning angles between consecutive segments of ≥ 1 px, atan2(cross, dot),
+ * binned so that 0 rad sits in the middle of a bin.
+ */
 function addHeadingChanges(pts: readonly Pt[], bins: number[]): void {
-  let prev: number | undefined
+  let px = 0
+  let py = 0
   for (let i = 1; i < pts.length; i++) {
     const dx = pts[i].x - pts[i - 1].x
     const dy = pts[i].y - pts[i - 1].y
-    if (Math.hypot(dx, dy) < 1) continue
-    const heading = Math.atan2(dy, dx)
-    if (prev !== undefined) {
-      let d = heading - prev
-      if (d > Math.PI) d -= 2 * Math.PI
-      if (d <= -Math.PI) d += 2 * Math.PI
-      bins[Math.floor(((d + Math.PI) / (2 * Math.PI)) * HEADING_BINS + 0.5) % HEADING_BINS]++
+    if (norm(dx, dy) < 1) continue
+    if (px !== 0 || py !== 0) {
+      const turn = Math.atan2(px * dy - py * dx, px * dx + py * dy)
+      bins[Math.floor(((turn + Math.PI) / (2 * Math.PI)) * HEADING_BINS + 0.5) % HEADING_BINS]++
     }
-    prev = heading
+    px = dx
+    py = dy
   }
 }
 
@@ -257,8 +306,11 @@ function entropy(bins: readonly number[]): number {
 
 /** log curvature vs log speed at interior samples, centred per stroke (two-thirds power law fit) */
 function addPowerLawPoints(k: readonly Pt[], acc: { sxy: number; sxx: number; n: number }): void {
-  const lk: number[] = []
-  const lv: number[] = []
+  let n = 0
+  let sk = 0
+  let sv = 0
+  let skv = 0
+  let skk = 0
   for (let i = 1; i < k.length - 1; i++) {
     const p = k[i - 1]
     const q = k[i]
@@ -269,34 +321,44 @@ function addPowerLawPoints(k: readonly Pt[], acc: { sxy: number; sxx: number; n:
     if (a < 1e-6 || b < 1e-6 || c < 1e-6) continue
     const curvature = (2 * Math.abs((q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x))) / (a * b * c)
     if (curvature < 1e-6) continue
-    lk.push(Math.log(curvature))
-    lv.push(Math.log((a + b) / ((r.t - p.t) / 1000)))
+    const lk = Math.log(curvature)
+    const lv = Math.log((a + b) / ((r.t - p.t) / 1000))
+    n++
+    sk += lk
+    sv += lv
+    skv += lk * lv
+    skk += lk * lk
   }
-  if (lk.length < 3) return
-  const mk = mean(lk)
-  const mv = mean(lv)
-  for (let i = 0; i < lk.length; i++) {
-    acc.sxy += (lk[i] - mk) * (lv[i] - mv)
-    acc.sxx += (lk[i] - mk) ** 2
-  }
-  acc.n += lk.length
+  if (n < 3) return
+  acc.sxy += skv - (sk * sv) / n
+  acc.sxx += skk - (sk * sk) / n
+  acc.n += n
 }
 
 const DFT_COS = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
-  Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.cos((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.cos((2 * Math.PI * f * i) / TREMOR_WINDOW)),
 )
 const DFT_SIN = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
-  Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.sin((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.sin((2 * Math.PI * f * i) / TREMOR_WINDOW)),
 )
 
-function windowPower(v: readonly number[], f: number): number {
+function windowPower(v: Float64Array, f: number): number {
+  const cos = DFT_COS[f]
+  const sin = DFT_SIN[f]
   let re = 0
   let im = 0
-  for (let i = 0; i < v.length; i++) {
-    re += v[i] * DFT_COS[f][i]
-    im += v[i] * DFT_SIN[f][i]
+  for (let i = 0; i < TREMOR_WINDOW; i++) {
+    re += v[i] * cos[i]
+    im += v[i] * sin[i]
   }
   return re * re + im * im
+}
+
+/** velocity of a 32-sample window of positions, mean removed, zero-padded */
+function windowVelocity(pos: Float64Array, start: number, end: number, out: Float64Array): void {
+  const mean = (pos[end - 1] - pos[start - 1]) / (end - start)
+  out.fill(0)
+  for (let i = start; i < end; i++) out[i - start] = pos[i] - pos[i - 1] - mean
 }
 
 /**
@@ -308,30 +370,24 @@ function windowPower(v: readonly number[], f: number): number {
 function addTremorPower(k: readonly Pt[], acc: { band: number; total: number; windows: number }): void {
   const step = 1000 / TREMOR_RATE_HZ
   const n = Math.min(TREMOR_MAX_SAMPLES, Math.floor((k[k.length - 1].t - k[0].t) / step) + 1)
-  const xs: number[] = []
-  const ys: number[] = []
+  const xs = new Float64Array(n)
+  const ys = new Float64Array(n)
   for (let i = 0, j = 0; i < n; i++) {
     const t = k[0].t + i * step
     while (j < k.length - 2 && k[j + 1].t < t) j++
     const u = Math.min(1, Math.max(0, (t - k[j].t) / (k[j + 1].t - k[j].t)))
-    xs.push(k[j].x + (k[j + 1].x - k[j].x) * u)
-    ys.push(k[j].y + (k[j + 1].y - k[j].y) * u)
+    xs[i] = k[j].x + (k[j + 1].x - k[j].x) * u
+    ys[i] = k[j].y + (k[j + 1].y - k[j].y) * u
   }
+  const vx = new Float64Array(TREMOR_WINDOW)
+  const vy = new Float64Array(TREMOR_WINDOW)
   for (let start = 1; start < n; start += TREMOR_WINDOW) {
     const end = Math.min(n, start + TREMOR_WINDOW)
     if (end - start < 8) break
-    const vx: number[] = []
-    const vy: number[] = []
-    for (let i = start; i < end; i++) {
-      vx.push(xs[i] - xs[i - 1])
-      vy.push(ys[i] - ys[i - 1])
-    }
-    const mx = mean(vx)
-    const my = mean(vy)
-    const cx = vx.map((v) => v - mx)
-    const cy = vy.map((v) => v - my)
+    windowVelocity(xs, start, end, vx)
+    windowVelocity(ys, start, end, vy)
     for (let f = 1; f <= TREMOR_WINDOW / 2; f++) {
-      const p = windowPower(cx, f) + windowPower(cy, f)
+      const p = windowPower(vx, f) + windowPower(vy, f)
       acc.total += p
       if (f >= TREMOR_BAND[0] && f <= TREMOR_BAND[1]) acc.band += p
     }
@@ -341,12 +397,10 @@ function addTremorPower(k: readonly Pt[], acc: { band: number; total: number; wi
 
 /** features 0–11 */
 function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
-  const strokes = pointerStrokes(signals)
   const straight: number[] = []
   const deviation: number[] = []
   const speedCv: number[] = []
   const accelNorm: number[] = []
-  const jerk: number[] = []
   const peaks: number[] = []
   const peakShare: number[] = []
   const headingBins = new Array<number>(HEADING_BINS).fill(0)
@@ -354,8 +408,10 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
   const tremor = { band: 0, total: 0, windows: 0 }
   let path = 0
   let duration = 0
+  let jerkSquares = 0
+  let jerks = 0
 
-  for (const pts of strokes) {
+  for (const pts of pointerStrokes(signals)) {
     addHeadingChanges(pts, headingBins)
     if (pts.length < 3) continue
     let len = 0
@@ -370,10 +426,13 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
     for (let i = 1; i < k.length; i++) path += dist(k[i - 1], k[i])
     duration += (k[k.length - 1].t - k[0].t) / 1000
     if (sp.v.length >= 3) speedCv.push(cv(sp.v))
-    const acc = derivative(sp.v, sp.at)
+    const acc = derivative(sp)
     const meanSpeed = mean(sp.v)
     if (acc.v.length >= 2 && meanSpeed > 0) accelNorm.push(sd(acc.v) / meanSpeed)
-    for (const j of derivative(acc.v, acc.at).v) jerk.push(j)
+    for (const j of derivative(acc).v) {
+      jerkSquares += j * j
+      jerks++
+    }
     if (sp.v.length >= 4) {
       const s = smooth3(sp.v)
       peaks.push(velocityPeaks(s))
@@ -391,7 +450,7 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
     duration > 0 ? Math.log1p(path / duration) : NO_DATA,
     stat(speedCv, 1, mean),
     stat(accelNorm, 1, mean),
-    stat(jerk, 1, (j) => Math.log1p(Math.sqrt(mean(j.map((v) => v * v))))),
+    jerks > 0 ? Math.log1p(Math.sqrt(jerkSquares / jerks)) : NO_DATA,
     headingChanges >= 5 ? entropy(headingBins) : NO_DATA,
     stat(peaks, 1, mean),
     stat(peakShare, 1, mean),
@@ -407,9 +466,9 @@ function clickFeatures(signals: readonly Signal[]): number[] {
   const dwells: number[] = []
   let lastMove: number | undefined
   let downAt: number | undefined
-  for (const s of signals) {
-    const t = time(s)
-    if (t === undefined) continue
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    const t = s.t
     if (s.k === 'mm') lastMove = t
     if (s.k === 'md') {
       if (lastMove !== undefined) dwells.push(Math.max(0, t - lastMove))
@@ -422,7 +481,7 @@ function clickFeatures(signals: readonly Signal[]): number[] {
     if (s.k === 'c' || s.k === 'md') {
       const ox = finite(s.ox, 1)
       const oy = finite(s.oy, 1)
-      if (ox !== undefined && oy !== undefined) offsets.push(Math.hypot(ox, oy))
+      if (ox !== undefined && oy !== undefined) offsets.push(norm(ox, oy))
     }
   }
   return [stat(holds, 1, mean), stat(offsets, 1, mean), stat(dwells, 1, mean)]
@@ -436,22 +495,19 @@ function clickFeatures(signals: readonly Signal[]): number[] {
 function keyFeatures(signals: readonly Signal[]): number[] {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
-  let open: Down[] = []
-  for (const s of signals) {
-    const t = time(s)
-    if (t === undefined) continue
+  const open: Down[] = []
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    const t = s.t
     if (s.k === 'kd') {
       const d: Down = { t, kc: s.kc ?? 'other' }
       downs.push(d)
       open.push(d)
       if (open.length > MAX_OPEN_KEYS) open.shift()
-    } else if (s.k === 'ku') {
-      let i = open.findIndex((d) => d.kc === (s.kc ?? 'other'))
-      if (i < 0) i = open.length ? 0 : -1
-      if (i >= 0) {
-        open[i].up = t
-        open = open.filter((_, j) => j !== i)
-      }
+    } else if (s.k === 'ku' && open.length) {
+      const same = open.findIndex((d) => d.kc === (s.kc ?? 'other'))
+      const [closed] = open.splice(same < 0 ? 0 : same, 1)
+      closed.up = t
     }
   }
   const holds: number[] = []
@@ -493,9 +549,9 @@ function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): numbe
   const pressure: number[] = []
   const swipes: Pt[][] = []
   let swipe: Pt[] | undefined
-  for (const s of signals) {
-    const t = time(s)
-    if (t === undefined) continue
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    const t = s.t
     if (s.k === 's') {
       const dy = coord(s.dy)
       if (dy !== undefined) {
@@ -505,7 +561,7 @@ function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): numbe
       if (lastScroll !== undefined && t - lastScroll >= 0 && t - lastScroll <= PAUSE_MS) gaps.push(t - lastScroll)
       lastScroll = t
     }
-    if (!TOUCH_KINDS.has(s.k)) continue
+    if (!(kind(s) & TOUCH)) continue
     const r = coord(s.r)
     const p = coord(s.p)
     if (r !== undefined) radius.push(r)
@@ -549,12 +605,16 @@ function timingFeatures(signals: readonly Signal[]): number[] {
   let events = 0
   let mouse = 0
   let screenEqual = 0
-  for (const s of signals) {
-    const t = time(s)
-    if (t === undefined) continue
+  let bursts = 0
+  let positive = 0
+  let onGrid = 0
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    const t = s.t
     events++
     if (s.tr === false) untrusted++
-    if (MOUSE_KINDS.has(s.k)) {
+    const flags = kind(s)
+    if (flags & MOUSE) {
       mouse++
       if (s.sc === 1 || s.sc === true) screenEqual++
     }
@@ -562,16 +622,20 @@ function timingFeatures(signals: readonly Signal[]): number[] {
       moves++
       coalesced += finite(s.n, 1000) ?? 1
     }
-    if (!INPUT_KINDS.has(s.k)) continue
-    if (prev !== undefined) gaps.push(Math.max(0, t - prev))
+    if (!(flags & INPUT)) continue
+    if (prev !== undefined) {
+      const gap = Math.max(0, t - prev)
+      gaps.push(gap)
+      if (gap < BURST_GAP_MS) bursts++
+      if (gap > 0) positive++
+      if (gap > 0 && Math.abs(gap / GRID_MS - Math.round(gap / GRID_MS)) * GRID_MS < 0.01) onGrid++
+    }
     prev = t
   }
-  const positive = gaps.filter((g) => g > 0)
-  const onGrid = positive.filter((g) => Math.abs(g / GRID_MS - Math.round(g / GRID_MS)) * GRID_MS < 0.01).length
   return [
     stat(gaps, 3, cv),
-    stat(gaps, 3, (g) => g.filter((v) => v < BURST_GAP_MS).length / g.length),
-    positive.length >= 3 ? onGrid / positive.length : NO_DATA,
+    gaps.length >= 3 ? bursts / gaps.length : NO_DATA,
+    positive >= 3 ? onGrid / positive : NO_DATA,
     moves > 0 ? coalesced / moves : NO_DATA,
     events > 0 ? untrusted / events : NO_DATA,
     mouse > 0 ? screenEqual / mouse : NO_DATA,
@@ -586,18 +650,19 @@ function clip(v: number, i: number): number {
 }
 
 export function extractFeatures(signals: readonly Signal[]): number[] {
+  const valid = usable(signals)
   let moves = 0
   let scrolls = 0
-  for (const s of signals) {
-    if (time(s) === undefined) continue
+  for (let i = 0; i < valid.length; i++) {
+    const s = valid[i]
     if (s.k === 'mm') moves++
     if (s.k === 's') scrolls++
   }
   return [
-    ...pointerFeatures(signals, moves),
-    ...clickFeatures(signals),
-    ...keyFeatures(signals),
-    ...scrollTouchFeatures(signals, scrolls),
-    ...timingFeatures(signals),
+    ...pointerFeatures(valid, moves),
+    ...clickFeatures(valid),
+    ...keyFeatures(valid),
+    ...scrollTouchFeatures(valid, scrolls),
+    ...timingFeatures(valid),
   ].map(clip)
 }

@@ -14,7 +14,6 @@ import {
   type Point,
   type Target,
   Recorder,
-  flingMomentum,
   quantise,
   runSession,
 } from './session'
@@ -213,7 +212,7 @@ class BotActor implements Actor {
     this.t = down + 50
   }
 
-  /** a scripted finger drag; the browser then scrolls with its own momentum */
+  /** a scripted finger drag */
   swipe(length: number): void {
     const touch = this.style.touch!
     const { rng } = this
@@ -222,21 +221,13 @@ class BotActor implements Actor {
     const duration = rng.uniform(80, 400)
     const start = this.t
     this.emit({ t: start, k: 'ts', x: quantise(from.x, this.dpr), y: quantise(from.y, this.dpr), r: touch.radius(), p: touch.pressure() })
-    let prevY = from.y
-    let v = 0
     for (let u = 0; u < 1; ) {
-      const gap = touch.interval()
-      this.t += gap
+      this.t += touch.interval()
       u = Math.min(1, (this.t - start) / duration)
       const s = touch.profile(u)
       const p = { x: from.x + (to.x - from.x) * s, y: from.y + (to.y - from.y) * s }
       this.emit({ t: this.t, k: u < 1 ? 'tm' : 'te', x: quantise(p.x, this.dpr), y: quantise(p.y, this.dpr), r: touch.radius(), p: touch.pressure() })
-      const delta = p.y - prevY
-      prevY = p.y
-      v = (delta / gap) * 16.7
-      this.rec.push({ t: this.t + rng.uniform(0, 2), k: 's', dy: quantise(-delta, this.dpr) })
     }
-    this.t = flingMomentum(this.rec, this.t, v, rng.uniform(0.9, 0.97), this.dpr, (t) => t + 16.7 + rng.normal(0, 0.3))
   }
 
   scroll(): void {
@@ -286,7 +277,7 @@ const SCROLLS = {
     const decay = rng.uniform(0.9, 0.96)
     while (v >= 0.5) {
       bot.t += 16.7 + rng.normal(0, 0.5)
-      bot.emit({ t: bot.t, k: 's', dy: Math.round(v * 100) / 100 })
+      bot.emit({ t: bot.t, k: 's', dy: v })
       v *= decay
     }
   },
@@ -507,7 +498,7 @@ export const BOT_FAMILIES = {
     const radius = rng.pick([1, 0.5, 25, 11.5])
     const pressure = rng.pick([1, 0.5])
     style.touch = {
-      radius: smart ? () => Math.round((radius + 5 + rng.normal(0, 0.3)) * 100) / 100 : fixed(radius),
+      radius: smart ? () => radius + 5 + rng.normal(0, 0.3) : fixed(radius),
       pressure: smart ? between(rng, 0.4, 0.6) : fixed(pressure),
       profile: rng.chance(0.5) ? PROFILES.constant : PROFILES.easeInOutSine,
       interval: rng.chance(0.5) ? timerJitter(rng, 16) : fixed(10),

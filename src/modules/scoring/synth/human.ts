@@ -6,7 +6,7 @@
 // per display frame with the coalesced sample count `n`, as browsers do.
 // Keys use log-normal hold and latency (rollover emerges when a latency is
 // shorter than the previous hold); scrolls come from wheels, smooth trackpads
-// or touch flings with momentum.
+// or smooth trackpads; touch flings scroll without wheel events.
 import type { KeyClass, Signal } from '../signals'
 import type { Rng } from './prng'
 import {
@@ -16,7 +16,6 @@ import {
   type Point,
   type Target,
   Recorder,
-  flingMomentum,
   quantise,
   runSession,
 } from './session'
@@ -267,7 +266,7 @@ class DesktopHuman implements Actor {
       for (let i = 0; Math.abs(v) >= 0.5 && i < 200; i++) {
         this.t += env.frameMs + rng.normal(0, 0.4)
         const dy = i < 5 ? v * (0.4 + 0.15 * i) * rng.uniform(0.8, 1.2) : v
-        this.rec.push({ t: this.t, k: 's', dy: sign * Math.round(dy * 100) / 100 })
+        this.rec.push({ t: this.t, k: 's', dy: sign * dy })
         if (i >= 5) v *= decay * rng.uniform(0.98, 1.02)
       }
       return
@@ -341,8 +340,8 @@ class MobileHuman implements Actor {
 
   private touch(k: 'ts' | 'tm' | 'te', t: number, p: Point, base: { r: number; p: number }): void {
     const { env, rng } = this
-    const contact: Partial<Signal> = { r: Math.round((base.r + rng.normal(0, env.radiusJitter)) * 100) / 100 }
-    if (env.pressure === 'force') contact.p = Math.round(Math.max(0, Math.min(1, base.p + rng.normal(0, 0.04))) * 1000) / 1000
+    const contact: Partial<Signal> = { r: base.r + rng.normal(0, env.radiusJitter) }
+    if (env.pressure === 'force') contact.p = Math.max(0, Math.min(1, base.p + rng.normal(0, 0.04)))
     if (env.pressure === 'constant') contact.p = 1
     this.rec.push({ t, k, x: quantise(p.x, env.dpr), y: quantise(p.y, env.dpr), ...contact })
   }
@@ -371,7 +370,7 @@ class MobileHuman implements Actor {
     this.t = typeKeys(this.rng, this.rec, this.env.typing, this.t, tokens)
   }
 
-  /** a finger fling: lognormal stroke lifted before it fully stops, then momentum scrolling */
+  /** a finger fling: a lognormal stroke lifted before it fully stops (touch scrolling fires no wheel events) */
   private swipe(length: number): void {
     const { rng, env, viewport } = this
     const from = { x: rng.uniform(0.2, 0.8) * viewport.w, y: rng.uniform(0.45, 0.85) * viewport.h }
@@ -384,19 +383,13 @@ class MobileHuman implements Actor {
     const base = this.contact()
     this.touch('ts', start, from, base)
     let t = start
-    let prevY = from.y
-    let v = 0
     for (let i = 0; i < 200; i++) {
       t = this.nextFrame(t + 1)
       const f = progress(c, t)
-      const p = add(from, displacement(c, f))
-      this.touch(f >= lift ? 'te' : 'tm', t, p, base)
-      v = p.y - prevY
-      prevY = p.y
-      if (Math.abs(v) > 0.1) this.rec.push({ t: t + rng.uniform(0, 2), k: 's', dy: quantise(-v, env.dpr) })
+      this.touch(f >= lift ? 'te' : 'tm', t, add(from, displacement(c, f)), base)
       if (f >= lift) break
     }
-    this.t = flingMomentum(this.rec, t, v, rng.uniform(0.9, 0.97), env.dpr, (t) => this.nextFrame(t))
+    this.t = t
   }
 
   scroll(): void {

@@ -18,12 +18,23 @@ export class Recorder {
     this.events.push(event)
   }
 
-  /** events in time order (stable, so a click stays behind its mouseup), timestamps on the clock's grid */
+  /**
+   * Events in time order (stable, so a click stays behind its mouseup),
+   * timestamps on the clock's grid, values rounded as the browser SDK sends
+   * them (src/sdk/events.ts): positions, deltas, radius to 0.1 px; click
+   * offsets and force to 0.001.
+   */
   finish(): Signal[] {
     const perMs = Math.round(1 / this.resolutionMs)
+    const round = (v: number, per: number) => Math.round(v * per) / per
     return this.events
       .sort((a, b) => a.t - b.t)
-      .map((e) => ({ ...e, t: Math.round(e.t * perMs) / perMs }))
+      .map((e) => {
+        const out: Signal = { ...e, t: round(e.t, perMs) }
+        for (const k of ['x', 'y', 'dy', 'r'] as const) if (e[k] !== undefined) out[k] = round(e[k], 10)
+        for (const k of ['ox', 'oy', 'p'] as const) if (e[k] !== undefined) out[k] = round(e[k], 1000)
+        return out
+      })
   }
 }
 
@@ -33,21 +44,6 @@ export function randomTarget(rng: Rng, viewport: { w: number; h: number }, kind:
   const w = kind === 'field' ? rng.uniform(140, 420) : rng.uniform(24, 220)
   const h = kind === 'field' ? rng.uniform(28, 44) : rng.uniform(20, 56)
   return { x: rng.uniform(w / 2 + 8, viewport.w - w / 2 - 8), y: rng.uniform(h / 2 + 8, viewport.h - h / 2 - 8), w, h }
-}
-
-/**
- * Momentum scrolling after a touch fling, as the browser produces it for
- * human and scripted flings alike: one scroll per frame, velocity decaying.
- * @param v finger velocity at lift, px per frame (content moves the other way)
- * @returns the time of the last scroll
- */
-export function flingMomentum(rec: Recorder, t: number, v: number, decay: number, dpr: number, nextFrame: (t: number) => number): number {
-  for (let i = 0; Math.abs(v) >= 0.5 && i < 300; i++) {
-    t = nextFrame(t + 1)
-    v *= decay
-    rec.push({ t, k: 's', dy: quantise(-v, dpr) })
-  }
-  return t
 }
 
 /** what a person types into a field, as key classes: words, digits, or an e-mail-like string */

@@ -18,7 +18,7 @@ export const MODEL_VERSION_TAG = 'm3-2026.11.0'
 export const TRAINING_SEED = 20261100
 export const EVAL_SEED = 20261199
 
-export const DATASET_SIZE = { humans: 5000, botsPerFamily: 400 }
+export const DATASET_SIZE = { humans: 6000, botsPerFamily: 500 }
 
 export const DEFAULT_PARAMS: Omit<GbdtParams, 'seed'> = {
   trees: 200,

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'bun:test'
+import { readFileSync, statSync } from 'node:fs'
+import fc from 'fast-check'
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_VERSION, extractFeatures } from '../../src/modules/scoring/features'
+import {
+  MODEL_VERSION,
+  type ScoreResult,
+  scoreFeatures,
+  scoreSession,
+  trajectoryFingerprint,
+  verdictFor,
+} from '../../src/modules/scoring/service'
+import type { Signal } from '../../src/modules/scoring/signals'
+import { BOT_FAMILY_NAMES } from '../../src/modules/scoring/synth/bots'
+import { sessionFor } from '../../src/modules/scoring/training/pipeline'
+
+const SEED = 4242
+const emitted = new Set<string>()
+function score(signals: readonly Signal[], extra: { clientFeatures?: readonly number[]; replayed?: boolean } = {}): ScoreResult {
+  const r = scoreSession({ signals, clientFeatures: extra.clientFeatures ?? extractFeatures(signals), replayed: extra.replayed })
+  for (const code of r.reasons) emitted.add(code)
+  return r
+}
+
+/** a desktop human session with plenty of pointer movement */
+function desktopHuman(): Signal[] {
+  for (let i = 0; ; i++) {
+    const s = sessionFor(SEED, 'human', i)
+    if (s.filter((e) => e.k === 'mm').length > 200 && score(s).verdict === 'human_verified') return s
+  }
+}
+
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]
+
+describe('model file', () => {
+  const path = new URL(`../../src/modules/scoring/model/${MODEL_VERSION}.json`, import.meta.url)
+  it('loads, carries MODEL_VERSION and the extractor’s feature version, and stays small', () => {
+    const model = JSON.parse(readFileSync(path, 'utf8'))
+    expect(model.model_version).toBe(MODEL_VERSION)
+    expect(model.feature_version).toBe(FEATURE_VERSION)
+    expect(model.feature_names).toEqual([...FEATURE_NAMES])
+    expect(model.trees).toHaveLength(model.training.params.trees)
+    expect(model.calibration.method).toBe('platt')
+    expect(statSync(path).size).toBeLessThan(1.5 * 1024 * 1024)
+  })
+})
+
+describe('scoreSession', () => {
+  it('synthetic humans score high', () => {
+    const results = Array.from({ length: 40 }, (_, i) => score(sessionFor(SEED, 'human', i)))
+    expect(median(results.map((r) => r.hcs))).toBeGreaterThanOrEqual(80)
+    expect(results.filter((r) => r.verdict === 'human_verified').length).toBeGreaterThanOrEqual(36)
+    expect(results.filter((r) => r.hcs < 30).length).toBeLessThanOrEqual(1)
+  })
+
+  it('a linear constant-speed bot scores as a bot and says why', () => {
+    const r = score(sessionFor(SEED, 'linear_constant', 0))
+    expect(r.hcs).toBeLessThan(30)
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('constant_velocity')
+  })
+
+  it.each(BOT_FAMILY_NAMES.filter((f) => f !== 'replay' && f !== 'empty'))('%s bots mostly score below 30', (family) => {
+    const results = Array.from({ length: 10 }, (_, i) => score(sessionFor(SEED, family, i)))
+    expect(results.filter((r) => r.hcs < 30).length).toBeGreaterThanOrEqual(8)
+  })
+
+  it('returns hcs with one decimal, m3_score with four, and the model version', () => {
+    const r = score(sessionFor(SEED, 'human', 1))
+    expect(Math.round(r.hcs * 10) / 10).toBe(r.hcs)
+    expect(Math.round(r.m3_score * 1e4) / 1e4).toBe(r.m3_score)
+    expect(r.hcs).toBeGreaterThanOrEqual(0)
+    expect(r.hcs).toBeLessThanOrEqual(100)
+    expect(r.model_version).toBe(MODEL_VERSION)
+  })
+
+  it('untrusted input events cap hcs: all of them at 10, a few at 60', () => {
+    const human = desktopHuman()
+    const all = score(human.map((s) => (s.k === 'mm' ? { ...s, tr: false } : s)))
+    expect(all.reasons).toContain('untrusted_events')
+    expect(all.hcs).toBeLessThanOrEqual(10)
+    const firstMove = human.findIndex((s) => s.k === 'mm')
+    const one = score(human.map((s, i) => (i === firstMove ? { ...s, tr: false } : s)))
+    expect(one.reasons).toContain('untrusted_events')
+    expect(one.hcs).toBeLessThanOrEqual(60)
+    expect(one.verdict).toBe('suspicious')
+  })
+
+  it('an untrusted click alone (pages call element.click()) is not held against the session', () => {
+    const human = desktopHuman()
+    const r = score([...human, { t: human[human.length - 1].t + 5, k: 'c', x: 0, y: 0, tr: false }])
+    expect(r.reasons).not.toContain('untrusted_events')
+  })
+
+  it('a trajectory replayed from another session caps hcs at 10', () => {
+    const r = score(desktopHuman(), { replayed: true })
+    expect(r.reasons).toContain('replayed_trajectory')
+    expect(r.hcs).toBeLessThanOrEqual(10)
+    expect(r.verdict).toBe('bot')
+  })
+
+  it('client features that disagree with the signals: feature_mismatch', () => {
+    const human = desktopHuman()
+    const f = extractFeatures(human)
+    const forged = f.map((v, i) => (i === F.ptr_speed_cv || i === F.ptr_peak_time_share || i === F.click_offset_mean ? v + 1 : v))
+    const r = score(human, { clientFeatures: forged })
+    expect(r.reasons).toContain('feature_mismatch')
+    expect(r.hcs).toBeLessThanOrEqual(20)
+    expect(score(human, { clientFeatures: f.slice(0, 33) }).reasons).toContain('feature_mismatch')
+    const nudged = f.map((v, i) => (i === F.ptr_moves_log ? v * 1.01 : v))
+    expect(score(human, { clientFeatures: nudged }).reasons).not.toContain('feature_mismatch')
+  })
+
+  it('timestamps going back: timestamps_non_monotonic', () => {
+    const human = desktopHuman()
+    const r = score([...human, ...human.slice(0, 20)])
+    expect(r.reasons).toContain('timestamps_non_monotonic')
+    expect(r.hcs).toBeLessThanOrEqual(40)
+  })
+
+  it('a pointer jump faster than any hand: impossible_speed', () => {
+    const human = desktopHuman()
+    const i = human.findIndex((s) => s.k === 'mm')
+    const jump: Signal = { t: human[i].t + 1, k: 'mm', x: (human[i].x ?? 0) + 900, y: human[i].y }
+    const r = score([...human.slice(0, i + 1), jump, ...human.slice(i + 1).map((s) => ({ ...s, t: s.t + 1 }))])
+    expect(r.reasons).toContain('impossible_speed')
+    expect(r.hcs).toBeLessThanOrEqual(20)
+  })
+
+  it('too little interaction: insufficient_data, hcs still given', () => {
+    const few: Signal[] = [
+      { t: 10, k: 'f' },
+      { t: 50, k: 'mm', x: 1, y: 1 },
+      { t: 66, k: 'mm', x: 3, y: 2 },
+    ]
+    const r = score(few)
+    expect(r.verdict).toBe('insufficient_data')
+    expect(r.reasons).toContain('insufficient_interaction')
+    expect(Number.isFinite(r.hcs)).toBe(true)
+    expect(score([], { clientFeatures: extractFeatures([]) }).verdict).toBe('insufficient_data')
+  })
+
+  it('no signals: the client vector alone is scored (server-side scoring)', () => {
+    const human = desktopHuman()
+    const withSignals = score(human)
+    const vectorOnly = score([], { clientFeatures: extractFeatures(human) })
+    expect(vectorOnly.m3_score).toBe(withSignals.m3_score)
+    expect(vectorOnly.verdict).toBe('human_verified')
+  })
+})
+
+describe('verdict thresholds', () => {
+  it('70 and up human_verified, 30 up to 70 suspicious, below 30 bot', () => {
+    expect(verdictFor(100, true)).toBe('human_verified')
+    expect(verdictFor(70, true)).toBe('human_verified')
+    expect(verdictFor(69.9, true)).toBe('suspicious')
+    expect(verdictFor(30, true)).toBe('suspicious')
+    expect(verdictFor(29.9, true)).toBe('bot')
+    expect(verdictFor(0, true)).toBe('bot')
+    expect(verdictFor(95, false)).toBe('insufficient_data')
+  })
+
+  it('caps map onto verdicts: 60 → suspicious, 10 → bot', () => {
+    const human = desktopHuman()
+    expect(score(human).verdict).toBe('human_verified')
+    expect(score(human, { replayed: true }).verdict).toBe('bot')
+  })
+})
+
+describe('scoreFeatures (demo live-score)', () => {
+  it('scores a vector like scoreSession scores its signals', () => {
+    const human = desktopHuman()
+    const r = scoreFeatures(extractFeatures(human))
+    expect(r.m3_score).toBe(score(human).m3_score)
+    expect(r.verdict).toBe('human_verified')
+    expect(scoreFeatures(extractFeatures(sessionFor(SEED, 'linear_constant', 1))).verdict).toBe('bot')
+  })
+
+  it('sanity: out-of-range values, statistics without events, malformed vectors', () => {
+    const f = extractFeatures(desktopHuman())
+    const outOfRange = scoreFeatures(f.map((v, i) => (i === F.ptr_straightness ? 7 : v)))
+    expect(outOfRange.reasons).toContain('features_out_of_range')
+    expect(outOfRange.hcs).toBeLessThanOrEqual(20)
+    const inconsistent = scoreFeatures(f.map((v, i) => (i === F.ptr_moves_log ? 0 : v)))
+    expect(inconsistent.reasons).toContain('features_inconsistent')
+    expect(scoreFeatures(f.slice(1)).reasons).toEqual(['invalid_features'])
+    expect(scoreFeatures(f.map((v, i) => (i === 3 ? Number.NaN : v))).verdict).toBe('insufficient_data')
+    for (const r of [outOfRange, inconsistent]) for (const code of r.reasons) emitted.add(code)
+    emitted.add('invalid_features')
+  })
+})
+
+describe('trajectoryFingerprint', () => {
+  it('is null without enough moves, and tells two humans apart', () => {
+    expect(trajectoryFingerprint([])).toBeNull()
+    expect(trajectoryFingerprint([{ t: 0, k: 'mm', x: 1, y: 1 }])).toBeNull()
+    const a = trajectoryFingerprint(desktopHuman())
+    expect(a).toMatch(/^tf1:[0-9a-f]{16}$/)
+    const other = Array.from({ length: 50 }, (_, i) => sessionFor(SEED + 1, 'human', i)).find((s) => trajectoryFingerprint(s) !== null)!
+    expect(trajectoryFingerprint(other)).not.toBe(a)
+  })
+
+  it('survives a constant time shift and a constant position offset', () => {
+    const human = desktopHuman()
+    const original = trajectoryFingerprint(human)
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: -2000, max: 2000 }), fc.integer({ min: -2000, max: 2000 }), (dt, dx, dy) => {
+        const moved = human.map((s) => ({ ...s, t: s.t + dt, ...(s.x !== undefined ? { x: s.x + dx, y: (s.y ?? 0) + dy } : {}) }))
+        expect(trajectoryFingerprint(moved)).toBe(original)
+      }),
+      { numRuns: 50 },
+    )
+  })
+})
+
+describe('reason codes', () => {
+  it('every code the service emitted is documented in docs/scoring.md', () => {
+    for (const family of BOT_FAMILY_NAMES) for (let i = 0; i < 5; i++) score(sessionFor(SEED, family, i))
+    const docs = readFileSync(new URL('../../docs/scoring.md', import.meta.url), 'utf8')
+    expect(emitted.size).toBeGreaterThan(15)
+    for (const code of emitted) expect(docs).toContain(`\`${code}\``)
+    for (const code of emitted) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/)
+  })
+})
