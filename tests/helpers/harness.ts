@@ -70,14 +70,19 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   }
   const app = buildApp(deps)
 
-  const request: Harness['request'] = (method, path, init = {}) => {
+  const secrets = new SecretLedger()
+  const pending: Promise<unknown>[] = []
+  const request: Harness['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers }
     let body: string | undefined = init.rawBody
     if (init.body !== undefined) {
       body = JSON.stringify(init.body)
       headers['content-type'] ??= 'application/json'
     }
-    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    secrets.fromText(body)
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    pending.push(res.clone().text().then((text) => secrets.fromText(text), () => {}))
+    return res
   }
   const json: Harness['json'] = async (method, path, init) => {
     const res = await request(method, path, init)
@@ -97,6 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     const userId = await createUser(sql, { orgId, email, password, name: `${name} Owner` })
     const { keyPair, secretKey } = await createKeyPair(sql, orgId, { name: `${name} key`, sdkType: 'web' })
     const jwt = await deps.tokens.sign({ sub: userId, org: orgId, role: 'owner' })
+    secrets.add(secretKey, jwt, password)
     return { orgId, userId, email, password, publicKey: keyPair.public_key, secretKey, keyPairId: keyPair.key_pair_id, jwt }
   }
 
@@ -109,6 +115,53 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     close: async () => {
       await deps.limiter.close?.()
       await testDb.drop()
+      // Every key, token, password and one-time code this file saw must be absent from the app's log.
+      await Promise.all(pending)
+      const leaked = secrets.foundIn(logs.join('\n'))
+      if (leaked.length) throw new Error(`secrets leaked into the log: ${leaked.join(', ')}`)
     },
+  }
+}
+
+const SECRET_FIELDS = /^(access_token|refresh_token|secret_key|secretKey|password|code)$/
+
+/** Collects every secret a test sends or receives, to prove none of them reaches the log. */
+class SecretLedger {
+  private values = new Map<string, string>()
+
+  add(...values: string[]) {
+    for (const v of values) if (v && v.length >= 6) this.values.set(v, 'seeded credential')
+  }
+
+  fromText(text: string | undefined) {
+    if (!text) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return
+    }
+    this.walk(parsed, 0)
+  }
+
+  private walk(value: unknown, depth: number) {
+    if (depth > 20 || value === null || typeof value !== 'object') return
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v === 'string' && SECRET_FIELDS.test(key) && v.length >= 6) this.values.set(v, key)
+      // Mails in the dev outbox carry one-time codes in their text.
+      if (typeof v === 'string' && key === 'text') for (const code of v.match(/\b\d{6}\b/g) ?? []) this.values.set(code, 'mailed code')
+      this.walk(v, depth + 1)
+    }
+  }
+
+  /** Names (never values) of the secrets that occur in text. */
+  foundIn(text: string): string[] {
+    const found: string[] = []
+    for (const [value, kind] of this.values) {
+      // A 6-digit code may occur inside a UUID by chance: only a standalone occurrence counts.
+      const pattern = /^\d{6}$/.test(value) ? new RegExp(`(?<![0-9a-f-])${value}(?![0-9a-f-])`) : null
+      if (pattern ? pattern.test(text) : text.includes(value)) found.push(kind)
+    }
+    return found
   }
 }
