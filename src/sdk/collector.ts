@@ -177,6 +177,8 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
 
   function run(first: Batch | null): Promise<void> {
     if (inflight) return inflight
+    // Every send restarts the 5 s clock, so size-triggered batches do not add timed ones on top.
+    schedule()
     inflight = (async () => {
       try {
         let batch = first ?? takeBatch()
@@ -232,15 +234,17 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
     }
   }
 
-  const interval = () => {
+  let timer: unknown = null
+  function schedule() {
     if (stopped) return
-    try {
-      if (!inflight && !retry && buffer.length > 0) void run(null)
-    } finally {
-      timer = env.setTimer(interval, options.flushIntervalMs)
-    }
+    env.clearTimer(timer)
+    timer = env.setTimer(interval, options.flushIntervalMs)
   }
-  let timer: unknown = env.setTimer(interval, options.flushIntervalMs)
+  function interval() {
+    if (!inflight && !retry && buffer.length > 0) void run(null)
+    else schedule()
+  }
+  schedule()
 
   function stop(sendRest = true) {
     if (stopped) return

@@ -40,6 +40,19 @@ describe('SDK collector: batching', () => {
     expect(fake.posts[0]!.body.signals).toHaveLength(200)
   })
 
+  it('restarts the 5 s clock after a size-triggered batch', async () => {
+    const { fake, collector } = collectorWith()
+    await fake.advance(3000)
+    for (let i = 0; i < 200; i++) collector.record(move(i), fake.now)
+    await settle()
+    collector.record(move(1), fake.now)
+    await fake.advance(4999)
+    expect(fake.posts).toHaveLength(1)
+    await fake.advance(1)
+    expect(fake.posts).toHaveLength(2)
+    expect(fake.posts[1]!.at - fake.posts[0]!.at).toBe(5000)
+  })
+
   it('makes no request while the page is idle', async () => {
     const { fake } = collectorWith()
     await fake.advance(60_000)

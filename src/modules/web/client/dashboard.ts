@@ -314,7 +314,7 @@ function showSecret(k: Key, action: 'created' | 'rotated') {
 }
 
 function ticketForm(): HTMLElement {
-  const form = h('form', { id: 'ticket-form', class: 'inline-form' },
+  const form = h('form', { id: 'ticket-form' },
     field('ticket-subject', 'Subject', { type: 'text', required: true, maxlength: 200 }),
     h('div', { class: 'field' },
       h('label', { for: 'ticket-priority' }, 'Priority'),
