@@ -27,7 +27,7 @@ export const CHROMIUM_ARGS = [
 ]
 
 export function findChromium(): string | null {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[]
+  const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']
   return candidates.find((path) => existsSync(path)) ?? null
 }
 
