@@ -6,6 +6,8 @@
 //   BENCH_LEVELS   concurrency levels (default 1,4,16,64)
 //   BENCH_SECONDS  measured seconds per level (default 8), after 1 s of warm-up
 //   BENCH_BATCHES  batches per session: 1 new + the rest continuing (default 5)
+//   BENCH_PROFILE  folder for a CPU profile of the service (markdown, written when it stops)
+//   BENCH_ONLY     `ingest` or `ceiling`: run one side only (e.g. with BENCH_PROFILE)
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import { createKeyPair } from '../src/modules/keys/service'
@@ -52,6 +54,7 @@ async function main() {
   const children: ReturnType<typeof Bun.spawn>[] = []
   const cleanup = async () => {
     for (const child of children) child.kill()
+    await Promise.all(children.map((child) => child.exited))
     if (created) {
       const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
       await admin.unsafe(`drop database if exists ${created} with (force)`).catch(() => {})
@@ -62,7 +65,8 @@ async function main() {
     const servicePort = 39_000 + Math.floor(Math.random() * 500)
     const ceilingPort = servicePort + 500
     children.push(
-      Bun.spawn([process.execPath, 'src/main.ts'], {
+      // BENCH_PROFILE=dir writes the service's CPU profile (markdown) there when it stops.
+      Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'src/main.ts'], {
         env: {
           ...process.env,
           DATABASE_URL: databaseUrl,
@@ -96,7 +100,8 @@ async function main() {
 
     console.log(`# ${SIGNALS_PER_BATCH} signals per batch, sessions of ${batchesPerSession} batches (1 new + ${batchesPerSession - 1} continuing), ${seconds} s per level`)
     const results: Record<string, Run[]> = { ceiling: [], ingest: [] }
-    for (const target of [ceiling, ingest]) {
+    const only = process.env.BENCH_ONLY
+    for (const target of [ceiling, ingest].filter((t) => !only || t.name === only)) {
       for (const c of levels) {
         await closedLoop(target, workload, c, 1) // warm-up
         const run = await closedLoop(target, workload, c, seconds)
@@ -105,6 +110,7 @@ async function main() {
       }
     }
 
+    if (only) return
     const peak = Math.max(...results.ingest!.map((r) => r.rps))
     const half = await openLoop(ingest, workload, peak / 2, seconds)
     const ceilingPeak = Math.max(...results.ceiling!.map((r) => r.rps))
@@ -162,11 +168,13 @@ function makeWorkload(batchesPerSession: number) {
       if (batch === batchesPerSession) {
         session = crypto.randomUUID()
         pool = pools[sessionCounter++ % pools.length]!
-        shift = sessionCounter % 97 // each session's trajectory differs, as real ones do
+        shift = sessionCounter % 97
         batch = 0
       }
+      // A per-session offset and a random one-pixel wobble: each session's trajectory (and so its
+      // fingerprint) is its own, as real ones are, while the workload keeps its realistic shape.
       const events = pool.slice(batch * SIGNALS_PER_BATCH, (batch + 1) * SIGNALS_PER_BATCH).map((s) =>
-        s.x === undefined ? s : { ...s, x: s.x + shift, y: (s.y ?? 0) + shift }
+        s.x === undefined ? s : { ...s, x: s.x + shift + (Math.random() < 0.1 ? 1 : 0), y: (s.y ?? 0) + shift }
       )
       batch++
       return `{"session_id":"${session}","sdk_type":"web","captured_at":"${new Date().toISOString()}","signals":${JSON.stringify(events)},"features":${features}}`

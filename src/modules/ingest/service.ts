@@ -107,7 +107,7 @@ export async function ingestBatch(
 
   return db.tenant(orgId, async (tx) => {
     // Creates the session, or locks the existing row (the no-op update) so its batches append one at a time.
-    const [head]: [Head?] = await tx`
+    const headQuery = tx<Head[]>`
       with s as (
         insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at)
         values (${orgId}, ${sessionId}, ${input.keyPairId ?? null}, ${body.sdk_type}, ${month}, ${now}, ${now})
@@ -120,6 +120,12 @@ export async function ingestBatch(
         exists (select 1 from sessions r where r.org_id = o.org_id and r.fingerprint = ${firstPrint} and r.session_id <> ${sessionId}) as replayed
       from s, organizations o join plans p on p.plan_id = o.plan_id
       where o.org_id = ${orgId}`
+    // Sent in the same round trip but run after the statement above, so once the row lock is held: a batch
+    // committed by a concurrent request is seen (and a retry of it recognised). Empty for a new session.
+    const storedQuery = tx<{ signal_count: number; duplicate: boolean; signals: Signal[] | null }[]>`
+      select signal_count, batch_hash = ${hash} as duplicate, signals
+      from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+    const [[head], stored] = await Promise.all([headQuery, storedQuery])
     if (!head) throw new ApiError('unauthorized', 'the organization no longer exists')
     const quota: Quota = { limit: head.sessions_limit, used: head.sessions_used, resetSeconds }
     const refuse = () =>
@@ -135,10 +141,6 @@ export async function ingestBatch(
     let print = firstPrint
     let replayed = head.replayed
     if (!head.inserted) {
-      // Read after the row lock, so a batch committed by a concurrent request is seen (and a retry of it recognised).
-      const stored: { signal_count: number; duplicate: boolean; signals: Signal[] | null }[] = await tx`
-        select signal_count, batch_hash = ${hash} as duplicate, signals
-        from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
       const original = stored.find((b) => b.duplicate)
       // A retried batch answers as the original did and changes nothing (also after the window closed).
       if (original) return { result: toResult(head), accepted: original.signal_count, quota }
