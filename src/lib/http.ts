@@ -36,12 +36,39 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
 
 const tooLarge = (limit: number) => new ApiError('payload_too_large', `request body is larger than ${limit} bytes`)
 
+/**
+ * Deepest object/array nesting a request body may have. The contract's bodies are at most 3 deep;
+ * a deeper body is refused before parsing, because everything downstream that walks the value
+ * recursively (the validation error, JSON.stringify) would cost quadratic time or overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 32
+
 export function parseJson(text: string): unknown {
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiError('invalid_json', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
+  }
   try {
     return JSON.parse(text)
   } catch {
     throw new ApiError('invalid_json', 'request body is not valid JSON')
   }
+}
+
+/** One linear pass over JSON text counting open brackets outside strings (text that is not JSON fails JSON.parse anyway). */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
 }
 
 export function mediaType(request: Request): string {
