@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { clientIp } from '../../lib/client-ip'
+import { routeSchema } from '../../lib/validation'
 import { LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from './model'
 import { passwords } from './passwords'
 import { login, logout, refresh, register, verifyOtp } from './service'
@@ -16,10 +17,10 @@ export function authModule(deps: AppDeps) {
   const noStore = { 'cache-control': 'no-store' }
   return new Elysia({ name: 'auth', prefix: '/auth' })
     .post('/register', async ({ body, request, server, status }) => status(202, await register(deps, body, ip(request, server))), {
-      body: RegisterBody,
+      body: routeSchema(RegisterBody),
     })
     .post('/login', async ({ body, request, server, status }) => status(202, await login(deps, body, ip(request, server))), {
-      body: LoginBody,
+      body: routeSchema(LoginBody),
     })
     .post(
       '/verify-otp',
@@ -27,7 +28,7 @@ export function authModule(deps: AppDeps) {
         Object.assign(set.headers, noStore)
         return verifyOtp(deps, body, ip(request, server))
       },
-      { body: VerifyOtpBody }
+      { body: routeSchema(VerifyOtpBody) }
     )
     .post(
       '/refresh',
@@ -35,7 +36,7 @@ export function authModule(deps: AppDeps) {
         Object.assign(set.headers, noStore)
         return refresh(deps, body)
       },
-      { body: RefreshTokenBody }
+      { body: routeSchema(RefreshTokenBody) }
     )
     .post(
       '/logout',
@@ -43,6 +44,6 @@ export function authModule(deps: AppDeps) {
         await logout(deps, body)
         return status(204)
       },
-      { body: RefreshTokenBody }
+      { body: routeSchema(RefreshTokenBody) }
     )
 }

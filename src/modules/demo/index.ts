@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { routeSchema } from '../../lib/validation'
 import { rateLimit } from '../ratelimit'
 import { scoreFeatures } from '../scoring/service'
 import { LiveScoreBody } from './model'
@@ -15,6 +16,6 @@ export function demoModule(deps: AppDeps) {
         return { hcs, m3_score, verdict, model_version }
       },
       // Unauthenticated model access: the per-IP limit is what keeps it from being a free scoring oracle.
-      { rateLimit: { scope: 'ip', name: 'live-score' }, body: LiveScoreBody }
+      { rateLimit: { scope: 'ip', name: 'live-score' }, body: routeSchema(LiveScoreBody) }
     )
 }

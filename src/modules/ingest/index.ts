@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { ApiError } from '../../errors'
+import { routeSchema } from '../../lib/validation'
 import { rateLimit } from '../ratelimit'
 import { tenancy } from '../tenancy'
 import { ingestBody, SessionParams } from './model'
@@ -23,7 +24,7 @@ export function ingestModule(deps: AppDeps) {
         if (principal.kind === 'public') return status(202, { session_id: body.session_id, accepted: outcome.accepted })
         return outcome.result
       },
-      { auth: ['public', 'secret'], rateLimit: { scope: 'key' }, body: ingestBody(() => clock.now()) }
+      { auth: ['public', 'secret'], rateLimit: { scope: 'key' }, body: routeSchema(ingestBody(() => clock.now())) }
     )
     .get(
       '/session/:session_id',
@@ -32,6 +33,6 @@ export function ingestModule(deps: AppDeps) {
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },
-      { auth: ['secret'], rateLimit: { scope: 'key' }, params: SessionParams }
+      { auth: ['secret'], rateLimit: { scope: 'key' }, params: routeSchema(SessionParams) }
     )
 }

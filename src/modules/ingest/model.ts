@@ -106,9 +106,11 @@ export function ingestBody(now: () => Date) {
       })
     ),
     signals: Signals,
+    // Length first: an array of 100,000 bad elements must cost one issue, not 100,000.
     features: v.pipe(
-      v.array(finite, 'must be an array of numbers'),
-      v.length(FEATURE_COUNT, `must have exactly ${FEATURE_COUNT} numbers`)
+      v.array(v.unknown(), 'must be an array of numbers'),
+      v.length(FEATURE_COUNT, `must have exactly ${FEATURE_COUNT} numbers`),
+      v.array(finite, 'must be an array of numbers')
     ),
   })
 }

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { routeSchema } from '../../lib/validation'
 import { OutboxQuery } from './model'
 import { listOutbox } from './service'
 
@@ -7,5 +8,5 @@ import { listOutbox } from './service'
 export function mailModule({ config, db }: AppDeps) {
   const app = new Elysia({ name: 'mail' })
   if (config.env === 'production') return app
-  return app.get('/dev/mail', async ({ query }) => ({ messages: await listOutbox(db.sql, query.to) }), { query: OutboxQuery })
+  return app.get('/dev/mail', async ({ query }) => ({ messages: await listOutbox(db.sql, query.to) }), { query: routeSchema(OutboxQuery) })
 }

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { ApiError } from '../../errors'
+import { routeSchema } from '../../lib/validation'
 import { rateLimit } from '../ratelimit'
 import { tenancy } from '../tenancy'
 import { createLead } from './leads'
@@ -29,7 +30,7 @@ export function orgModule(deps: AppDeps) {
         const t = await createTicket(deps, principal, body)
         return status(201, { ticket_id: t.ticket_id, status: t.status, subject: t.subject, priority: t.priority, created_at: t.created_at.toISOString() })
       },
-      { auth: ['secret', 'jwt'], rateLimit: { scope: 'key' }, body: TicketBody }
+      { auth: ['secret', 'jwt'], rateLimit: { scope: 'key' }, body: routeSchema(TicketBody) }
     )
     .post(
       '/leads',
@@ -37,6 +38,6 @@ export function orgModule(deps: AppDeps) {
         const lead = await createLead(deps, body)
         return status(lead.created ? 201 : 200, { lead_id: lead.lead_id, created_at: lead.created_at.toISOString() })
       },
-      { rateLimit: { scope: 'ip', name: 'leads' }, body: LeadBody }
+      { rateLimit: { scope: 'ip', name: 'leads' }, body: routeSchema(LeadBody) }
     )
 }

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import * as v from 'valibot'
 import type { AppDeps } from '../../deps'
 import { ApiError } from '../../errors'
+import { routeSchema } from '../../lib/validation'
 import { getSessionResult } from '../ingest/service'
 import { rateLimit } from '../ratelimit'
 import { assets, type Asset, type Assets } from './assets'
@@ -48,6 +49,6 @@ export function webModule(deps: AppDeps) {
         if (!result) throw new ApiError('not_found', 'no result for this session yet')
         return result
       },
-      { params: ResultParams, rateLimit: { scope: 'ip', name: 'demo-result' } }
+      { params: routeSchema(ResultParams), rateLimit: { scope: 'ip', name: 'demo-result' } }
     )
 }
