@@ -4,6 +4,8 @@ FROM oven/bun:1.3 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN bun install --production --ignore-scripts
+COPY scripts/patch-postgres.cjs scripts/
+RUN bun scripts/patch-postgres.cjs
 COPY . .
 RUN if [ -f src/sdk/build.ts ]; then bun run src/sdk/build.ts; fi
 

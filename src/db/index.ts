@@ -35,11 +35,14 @@ export async function openDb(options: DbOptions): Promise<Db> {
       max: options.poolMax ?? 10,
       connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
       idle_timeout: 60,
+      // postgres.js backs off up to 20 s between reconnects after errors; after an outage the
+      // service should be back within a second of the database.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
       onnotice: () => {},
       // A query that waits on a lock or a sick server must end so the request can answer 503.
       connection: { statement_timeout: timeoutMs, application_name: 'bss' },
     })
-    return wrap('postgres', sql, timeoutMs, async () => {
+    return wrap('postgres', withDeadline(sql, timeoutMs), timeoutMs, async () => {
       await sql.end({ timeout: 5 })
     })
   }
@@ -95,10 +98,45 @@ function wrap(kind: Db['kind'], sql: Sql, timeoutMs: number, close: () => Promis
   }
 }
 
+/**
+ * While the server is gone, postgres.js queues queries until a connection comes back, however long
+ * that takes. Every query and transaction on the server gets a deadline instead, so a request answers
+ * 503 within DB_TIMEOUT_MS. A transaction that only gets its connection after the deadline rolls back
+ * rather than doing work nobody waits for.
+ */
+function withDeadline(sql: Sql, ms: number): Sql {
+  const guardQuery = (query: any) => {
+    const then = query.then
+    query.then = (onFulfilled?: any, onRejected?: any) => withTimeout(then.call(query, (v: unknown) => v), ms).then(onFulfilled, onRejected)
+    return query
+  }
+  const begin = (...args: any[]) => {
+    const deadline = Date.now() + ms
+    const fn = args[args.length - 1] as (tx: Tx) => Promise<unknown>
+    args[args.length - 1] = (tx: Tx) => {
+      if (Date.now() > deadline) throw timeoutError()
+      return fn(tx)
+    }
+    return withTimeout((sql.begin as any)(...args), ms)
+  }
+  return new Proxy(sql, {
+    apply(target, thisArg, args) {
+      const result = Reflect.apply(target as any, thisArg, args)
+      // Only tagged-template queries are promises; sql(value) helpers are not.
+      return result instanceof Promise ? guardQuery(result) : result
+    },
+    get(target, prop, receiver) {
+      return prop === 'begin' ? begin : Reflect.get(target, prop, receiver)
+    },
+  }) as Sql
+}
+
+const timeoutError = () => Object.assign(new Error('database timeout'), { code: 'DB_TIMEOUT' })
+
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout>
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('database timeout'), { code: 'DB_TIMEOUT' })), ms)
+    timer = setTimeout(() => reject(timeoutError()), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

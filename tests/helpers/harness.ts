@@ -46,14 +46,19 @@ export type Harness = {
   close(): Promise<void>
 }
 
-export type HarnessOptions = { env?: Record<string, string>; seed?: boolean }
+export type HarnessOptions = {
+  env?: Record<string, string>
+  seed?: boolean
+  /** Use this (already migrated) database instead of a fresh one; the caller closes it. */
+  testDb?: TestDb
+}
 
 /**
  * One app on a fresh database with two seeded organizations (A and B), so that every
  * cross-tenant test is a one-liner. Requests go through app.handle (no socket).
  */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const testDb = await createTestDb()
+  const testDb = options.testDb ?? (await createTestDb())
   const config: Config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', ...options.env })
   const logs: string[] = []
   const log = createLogger(config.logLevel, (line) => logs.push(line))

@@ -72,7 +72,7 @@ export class TcpProxy {
 
   /** The database is back, on the same port. */
   restore() {
-    this.start(this.port)
+    if (!this.listener) this.start(this.port)
   }
 
   stop() {

@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * A private PostgreSQL server (initdb in a temp folder, its own port) that a fault test may stop
+ * and start without disturbing the shared server. Needs the PostgreSQL binaries and, as root,
+ * `runuser` to run them as the postgres user. `available()` says whether this machine can.
+ */
+export class ThrowawayPostgres {
+  readonly dir = mkdtempSync(join(tmpdir(), 'bss-pg-'))
+  readonly port = 20_000 + Math.floor(Math.random() * 20_000)
+
+  static binDir(): string | null {
+    const base = '/usr/lib/postgresql'
+    if (!existsSync(base)) return null
+    const version = readdirSync(base).sort().pop()
+    const bin = version ? join(base, version, 'bin') : null
+    return bin && existsSync(join(bin, 'initdb')) ? bin : null
+  }
+
+  static available(): boolean {
+    return ThrowawayPostgres.binDir() !== null && (process.getuid?.() !== 0 || existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser'))
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`
+  }
+
+  private run(args: string[]) {
+    const bin = ThrowawayPostgres.binDir()!
+    const cmd = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', join(bin, args[0]!), ...args.slice(1)] : [join(bin, args[0]!), ...args.slice(1)]
+    const out = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' })
+    if (out.exitCode !== 0) throw new Error(`${args[0]} failed: ${out.stderr.toString()}`)
+  }
+
+  init() {
+    chmodSync(this.dir, 0o777) // the postgres user writes its data folder inside
+    this.run(['initdb', '-D', join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
+    this.start()
+  }
+
+  start() {
+    this.run(['pg_ctl', '-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w',
+      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+  }
+
+  /** A fast shutdown: sessions are terminated, as when an operator stops the server. */
+  stop() {
+    this.run(['pg_ctl', '-D', join(this.dir, 'data'), '-m', 'fast', '-w', 'stop'])
+  }
+
+  destroy() {
+    try {
+      this.stop()
+    } catch {}
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
