@@ -31,37 +31,29 @@ export const SignalEvent = v.object({
 })
 export type SignalEvent = v.InferOutput<typeof SignalEvent>
 
-const SignalEvents = v.array(SignalEvent)
-
 /**
- * The events of one batch. Stops at the first bad event (its path, e.g. `signals[12].k`) so that a
- * 10,000-event batch of garbage costs one issue, not 10,000; then checks that `t` never goes back.
+ * The events of one batch. abortEarly stops at the first bad event (its path, e.g. `signals[12].k`), so a
+ * 10,000-event batch of garbage costs one issue, not 10,000; then `t` must never go back.
  */
 const Signals = v.pipe(
-  v.custom<unknown[]>(Array.isArray, 'must be an array of signal events'),
+  v.config(v.array(SignalEvent, 'must be an array of signal events'), { abortEarly: true }),
   v.maxLength(MAX_SIGNALS, `must hold at most ${MAX_SIGNALS} events`),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const parsed = v.safeParse(SignalEvents, dataset.value, { abortEarly: true })
-    if (!parsed.success) {
-      const issue = parsed.issues[0]
-      addIssue({ message: issue.message, input: issue.input, path: issue.path as any })
-      return NEVER
-    }
-    const events = parsed.output
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const events = dataset.value
     for (let i = 1; i < events.length; i++) {
       if (events[i]!.t < events[i - 1]!.t) {
         addIssue({
           message: `must not be less than the previous event's t (${events[i - 1]!.t})`,
           input: events[i]!.t,
           path: [
-            { type: 'array', origin: 'value', input: events, key: i, value: events[i] },
-            { type: 'object', origin: 'value', input: events[i], key: 't', value: events[i]!.t },
-          ] as any,
+            { type: 'array', origin: 'value', input: events, key: i, value: events[i]! },
+            { type: 'object', origin: 'value', input: events[i]!, key: 't', value: events[i]!.t },
+          ],
         })
-        return NEVER
+        return
       }
     }
-    return events
   })
 )
 

@@ -1,8 +1,6 @@
 import { scoreSession, trajectoryFingerprint, type ScoreResult, type SessionScoreInput } from '../scoring/service'
 import type { Signal } from '../scoring/signals'
 
-export type { ScoreResult }
-
 /** The one place ingest calls the model, so the model can change without touching the rest of ingest. */
 export function score(input: SessionScoreInput): ScoreResult {
   return scoreSession(input)

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Db, Sql, Tx } from '../../db'
+import type { AppDeps } from '../../deps'
 import { ApiError } from '../../errors'
 import { monthStartUtc, nextMonthStartUtc, secondsUntil } from '../../lib/clock'
-import type { Logger } from '../../lib/log'
 import type { Signal } from '../scoring/signals'
 import type { IngestBody } from './model'
-import { fingerprint, score, type ScoreResult } from './scoring'
+import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
 export const SESSION_WINDOW_MS = 30 * 60_000
@@ -72,14 +72,7 @@ export async function getSessionResult(sql: Sql | Tx, orgId: string, sessionId: 
   return row ? toResult(row) : null
 }
 
-/** Rounded the way the columns store them (numeric(4,1), numeric(5,4)), so the 200 answer equals a later GET. */
-function rounded(r: ScoreResult) {
-  const hcs = Math.round(Math.min(100, Math.max(0, r.hcs)) * 10) / 10
-  const m3 = Math.round(Math.min(1, Math.max(0, r.m3_score)) * 10_000) / 10_000
-  return { ...r, hcs, m3_score: m3 }
-}
-
-export function batchHash(capturedAt: Date, signalsJson: string): string {
+function batchHash(capturedAt: Date, signalsJson: string): string {
   // node:crypto, not the pure-JS sha256 of lib/crypto: a batch can be 1 MiB and this runs on every request.
   return createHash('sha256').update(capturedAt.toISOString()).update('\n').update(signalsJson).digest('hex')
 }
@@ -157,7 +150,7 @@ export async function ingestBatch(
       }
     }
 
-    const scored = rounded(score({ signals: all, clientFeatures: body.features, replayed }))
+    const scored = score({ signals: all, clientFeatures: body.features, replayed })
     const seq = head.batch_count + 1
     const signalCount = head.signal_count + current.length
     // The plan limit is read inside the same statement that takes the count; no row back = limit reached.
@@ -221,7 +214,7 @@ export async function purgeOldSignals(db: Db, now: Date, retentionDays: number, 
 const PURGE_EVERY_MS = 3600_000
 
 /** Runs purgeOldSignals every hour (and once a minute after start); returns the stop function. */
-export function startRetention(deps: { db: Db; clock: { now(): Date }; log: Logger; config: { retentionDays: number } }): () => void {
+export function startRetention(deps: AppDeps): () => void {
   const run = () =>
     purgeOldSignals(deps.db, deps.clock.now(), deps.config.retentionDays)
       .then((purged) => purged > 0 && deps.log.info('retention purge', { batches: purged, retention_days: deps.config.retentionDays }))
