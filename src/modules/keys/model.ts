@@ -24,7 +24,14 @@ const Origin = v.pipe(
 )
 
 export const CreateKeyInput = v.object({
-  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')),
+  name: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(100, 'must be at most 100 characters'),
+    // PostgreSQL text cannot hold NUL: without this the insert failed as an internal error.
+    v.excludes('\u0000', 'must not contain NUL characters')
+  ),
   sdkType: v.picklist(SDK_TYPES),
   allowedOrigins: v.pipe(
     v.optional(v.nullable(v.array(Origin)), []),

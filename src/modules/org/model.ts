@@ -3,13 +3,14 @@ import * as v from 'valibot'
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const
 export type Priority = (typeof PRIORITIES)[number]
 
-/** Trimmed text: after trimming, at least `min` and at most `max` characters. */
+/** Trimmed text: after trimming, at least `min` and at most `max` characters, no NUL (PostgreSQL text cannot hold it). */
 const text = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.trim(),
     v.minLength(min, `${field} must not be empty`),
-    v.maxLength(max, `${field} must be at most ${max} characters`)
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+    v.excludes('\u0000', `${field} must not contain NUL characters`)
   )
 
 /** An optional trimmed text; null, empty or blank means "not given". */
