@@ -1,16 +1,16 @@
 // bun run bench/scoring.ts — time feature extraction and M3 inference on
 // sessions of 2,000 signals (synthetic humans, concatenated to length).
+import { loadavg } from 'node:os'
 import { extractFeatures } from '../src/modules/scoring/features'
 import { humanProbability } from '../src/modules/scoring/inference'
-import type { M3Model } from '../src/modules/scoring/inference'
-import modelJson from '../src/modules/scoring/model/m3-2026.11.0.json'
-import { scoreSession, trajectoryFingerprint } from '../src/modules/scoring/service'
+import { M3_MODEL as model, scoreSession, trajectoryFingerprint } from '../src/modules/scoring/service'
 import type { Signal } from '../src/modules/scoring/signals'
 import { sessionFor } from '../src/modules/scoring/training/pipeline'
 
 const SIGNALS = 2000
 const SESSIONS = 200
 const ROUNDS = 5
+const WARMUP_ROUNDS = 5
 
 function sessionOf(length: number, start: number): Signal[] {
   const out: Signal[] = []
@@ -24,7 +24,7 @@ function sessionOf(length: number, start: number): Signal[] {
 }
 
 function time(label: string, run: (s: Signal[], f: number[]) => unknown, sessions: Signal[][], features: number[][]): void {
-  for (let i = 0; i < sessions.length; i++) run(sessions[i], features[i])
+  for (let r = 0; r < WARMUP_ROUNDS; r++) for (let i = 0; i < sessions.length; i++) run(sessions[i], features[i])
   const samples: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < sessions.length; i++) {
@@ -36,15 +36,14 @@ function time(label: string, run: (s: Signal[], f: number[]) => unknown, session
   samples.sort((a, b) => a - b)
   const q = (p: number) => samples[Math.min(samples.length - 1, Math.floor(p * samples.length))].toFixed(1)
   const mean = (samples.reduce((a, b) => a + b, 0) / samples.length).toFixed(1)
-  console.log(`| ${label} | ${mean} | ${q(0.5)} | ${q(0.99)} |`)
+  console.log(`| ${label} | ${q(0.5)} | ${q(0.99)} | ${mean} |`)
 }
 
-const model = modelJson as unknown as M3Model
 const sessions = Array.from({ length: SESSIONS }, (_, i) => sessionOf(SIGNALS, i * 20))
 const features = sessions.map((s) => extractFeatures(s))
 
-console.log(`${SESSIONS} sessions × ${SIGNALS} signals, ${ROUNDS} rounds, Bun ${Bun.version}; µs per session\n`)
-console.log('| step | mean | p50 | p99 |\n|---|---:|---:|---:|')
+console.log(`${SESSIONS} sessions × ${SIGNALS} signals, ${ROUNDS} rounds, Bun ${Bun.version}; µs per session; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`)
+console.log('| step | p50 | p99 | mean |\n|---|---:|---:|---:|')
 time('extractFeatures', (s) => extractFeatures(s), sessions, features)
 time('inference (200 trees + calibration)', (_, f) => humanProbability(model, f), sessions, features)
 time('extractFeatures + inference', (s) => humanProbability(model, extractFeatures(s)), sessions, features)

@@ -91,37 +91,71 @@ const TREMOR_WINDOW = 32
 const TREMOR_BAND = [4, 7]
 const TREMOR_MAX_SAMPLES = 2048
 
-type Pt = { t: number; x: number; y: number }
+/** the samples of one stroke, in time order, each at least MIN_DT_MS after the previous one */
+export type Stroke = { t: Float64Array; x: Float64Array; y: Float64Array }
 
-const INPUT = 1
-const MOUSE = 2
-const TOUCH = 4
-function kind(s: Signal): number {
-  switch (s.k) {
+const MM = 1
+const MD = 2
+const MU = 3
+const CLICK = 4
+const KD = 5
+const KU = 6
+const SCROLL = 7
+const TS = 8
+const TM = 9
+const TE = 10
+
+function kindCode(k: string): number {
+  switch (k) {
     case 'mm':
+      return MM
     case 'md':
+      return MD
     case 'mu':
-      return INPUT | MOUSE
+      return MU
     case 'c':
-      return MOUSE
+      return CLICK
     case 'kd':
+      return KD
     case 'ku':
+      return KU
     case 's':
-      return INPUT
+      return SCROLL
     case 'ts':
+      return TS
     case 'tm':
+      return TM
     case 'te':
-      return INPUT | TOUCH
+      return TE
     default:
       return 0
   }
 }
+
+const isMouse = (k: number) => k >= MM && k <= CLICK
+const isTouch = (k: number) => k >= TS
+/** moves, buttons, keys, scrolls, touches; not clicks, which carry their mouseup's timestamp, nor focus/visibility/resize */
+const isInput = (k: number) => k !== 0 && k !== CLICK
 
 function finite(v: unknown, limit: number): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : undefined
 }
 
 const coord = (v: unknown) => finite(v, XY_LIMIT)
+
+/**
+ * The signals with a usable t (clamped) and the kind of each as a small
+ * integer. Comparing JSON-parsed kind strings in every pass cost more than
+ * the arithmetic of the features, so each kind string is read once.
+ */
+type Decoded = { signals: readonly Signal[]; kinds: Uint8Array }
+
+function decode(signals: readonly Signal[]): Decoded {
+  const valid = usable(signals)
+  const kinds = new Uint8Array(valid.length)
+  for (let i = 0; i < valid.length; i++) kinds[i] = kindCode(valid[i].k)
+  return { signals: valid, kinds }
+}
 
 /** the signals with a usable t (clamped); the input itself in the usual case that every t is fine */
 function usable(signals: readonly Signal[]): readonly Signal[] {
@@ -175,55 +209,87 @@ function stat(a: readonly number[], min: number, f: (a: readonly number[]) => nu
 }
 
 const norm = (dx: number, dy: number) => Math.sqrt(dx * dx + dy * dy)
-const dist = (a: Pt, b: Pt) => norm(b.x - a.x, b.y - a.y)
+/** distance between samples i and j of a stroke */
+const span = (st: Stroke, i: number, j: number) => norm(st.x[j] - st.x[i], st.y[j] - st.y[i])
+
+/** collects samples into strokes laid out in shared buffers */
+class StrokeBuilder {
+  readonly strokes: Stroke[] = []
+  private readonly t: Float64Array
+  private readonly x: Float64Array
+  private readonly y: Float64Array
+  private n = 0
+  private start = 0
+
+  constructor(capacity: number) {
+    this.t = new Float64Array(capacity)
+    this.x = new Float64Array(capacity)
+    this.y = new Float64Array(capacity)
+  }
+
+  /** time of the open stroke's last sample */
+  last(): number | undefined {
+    return this.n > this.start ? this.t[this.n - 1] : undefined
+  }
+
+  /** a sample closer than MIN_DT_MS after the previous one (or before it) is dropped */
+  add(t: number, x: number, y: number): void {
+    const last = this.last()
+    if (last !== undefined && t - last < MIN_DT_MS) return
+    this.t[this.n] = t
+    this.x[this.n] = x
+    this.y[this.n] = y
+    this.n++
+  }
+
+  close(): void {
+    if (this.n === this.start) return
+    this.strokes.push({ t: this.t.subarray(this.start, this.n), x: this.x.subarray(this.start, this.n), y: this.y.subarray(this.start, this.n) })
+    this.start = this.n
+  }
+}
 
 /**
  * Pointer strokes: runs of `mm` events with a valid position, ended by a
  * gap > STROKE_PAUSE_MS, a time going backwards, or a `md`/`mu`.
  */
-export function pointerStrokes(signals: readonly Signal[]): Pt[][] {
-  const strokes: Pt[][] = []
-  let cur: Pt[] = []
-  const close = () => {
-    if (cur.length) strokes.push(cur)
-    cur = []
-  }
-  const valid = usable(signals)
-  for (let i = 0; i < valid.length; i++) {
-    const s = valid[i]
-    if (s.k === 'md' || s.k === 'mu') close()
-    if (s.k !== 'mm') continue
-    const t = s.t
+export function pointerStrokes(signals: readonly Signal[]): Stroke[] {
+  return strokesOf(decode(signals))
+}
+
+function strokesOf({ signals, kinds }: Decoded): Stroke[] {
+  const strokes = new StrokeBuilder(signals.length)
+  for (let i = 0; i < kinds.length; i++) {
+    if (kinds[i] === MD || kinds[i] === MU) strokes.close()
+    if (kinds[i] !== MM) continue
+    const s = signals[i]
     const x = coord(s.x)
     const y = coord(s.y)
     if (x === undefined || y === undefined) continue
-    const last = cur[cur.length - 1]
-    if (last && (t - last.t > STROKE_PAUSE_MS || t < last.t)) close()
-    cur.push({ t, x, y })
+    const last = strokes.last()
+    if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) strokes.close()
+    strokes.add(s.t, x, y)
   }
-  close()
-  return strokes
+  strokes.close()
+  return strokes.strokes
 }
 
-/** the stroke without samples closer than MIN_DT_MS to the previous kept one */
-function timed(pts: readonly Pt[]): readonly Pt[] {
-  let i = 1
-  while (i < pts.length && pts[i].t - pts[i - 1].t >= MIN_DT_MS) i++
-  if (i === pts.length) return pts
-  const out = pts.slice(0, i)
-  for (; i < pts.length; i++) if (pts[i].t - out[out.length - 1].t >= MIN_DT_MS) out.push(pts[i])
-  return out
+/** seg[i] = distance from sample i to sample i + 1 */
+function segments(st: Stroke): Float64Array {
+  const seg = new Float64Array(st.t.length - 1)
+  for (let i = 1; i < st.t.length; i++) seg[i - 1] = span(st, i - 1, i)
+  return seg
 }
 
 type Series = { v: Float64Array; at: Float64Array }
 
 /** speeds (px/s) of consecutive segments at their mid-times (s) */
-function speeds(k: readonly Pt[]): Series {
-  const v = new Float64Array(k.length - 1)
-  const at = new Float64Array(k.length - 1)
-  for (let i = 1; i < k.length; i++) {
-    v[i - 1] = dist(k[i - 1], k[i]) / ((k[i].t - k[i - 1].t) / 1000)
-    at[i - 1] = (k[i].t + k[i - 1].t) / 2000
+function speeds(st: Stroke, seg: Float64Array): Series {
+  const v = new Float64Array(seg.length)
+  const at = new Float64Array(seg.length)
+  for (let i = 0; i < seg.length; i++) {
+    v[i] = seg[i] / ((st.t[i + 1] - st.t[i]) / 1000)
+    at[i] = (st.t[i + 1] + st.t[i]) / 2000
   }
   return { v, at }
 }
@@ -261,18 +327,19 @@ function velocityPeaks(s: Float64Array): number {
 }
 
 /** time from stroke start to the first peak of the smoothed speed, as a share of the stroke's duration */
-function peakTimeShare(s: Float64Array, at: Float64Array, k: readonly Pt[]): number {
+function peakTimeShare(s: Float64Array, at: Float64Array, st: Stroke): number {
   const max = maxOf(s)
   let i = 0
   while (s[i] < max - max * 1e-6) i++
-  return (at[i] * 1000 - k[0].t) / (k[k.length - 1].t - k[0].t)
+  const t = st.t
+  return (at[i] * 1000 - t[0]) / (t[t.length - 1] - t[0])
 }
 
-function maxDeviation(pts: readonly Pt[], chord: number): number {
-  const a = pts[0]
-  const b = pts[pts.length - 1]
+function maxDeviation(st: Stroke, chord: number): number {
+  const { x, y } = st
+  const n = x.length - 1
   let max = 0
-  for (const p of pts) max = Math.max(max, Math.abs((p.x - a.x) * (b.y - a.y) - (p.y - a.y) * (b.x - a.x)) / chord)
+  for (let i = 0; i < x.length; i++) max = Math.max(max, Math.abs((x[i] - x[0]) * (y[n] - y[0]) - (y[i] - y[0]) * (x[n] - x[0])) / chord)
   return max / chord
 }
 
@@ -280,12 +347,12 @@ function maxDeviation(pts: readonly Pt[], chord: number): number {
  * Turning angles between consecutive segments of ≥ 1 px, atan2(cross, dot),
  * binned so that 0 rad sits in the middle of a bin.
  */
-function addHeadingChanges(pts: readonly Pt[], bins: number[]): void {
+function addHeadingChanges({ x, y }: Stroke, bins: number[]): void {
   let px = 0
   let py = 0
-  for (let i = 1; i < pts.length; i++) {
-    const dx = pts[i].x - pts[i - 1].x
-    const dy = pts[i].y - pts[i - 1].y
+  for (let i = 1; i < x.length; i++) {
+    const dx = x[i] - x[i - 1]
+    const dy = y[i] - y[i - 1]
     if (norm(dx, dy) < 1) continue
     if (px !== 0 || py !== 0) {
       const turn = Math.atan2(px * dy - py * dx, px * dx + py * dy)
@@ -305,24 +372,22 @@ function entropy(bins: readonly number[]): number {
 }
 
 /** log curvature vs log speed at interior samples, centred per stroke (two-thirds power law fit) */
-function addPowerLawPoints(k: readonly Pt[], acc: { sxy: number; sxx: number; n: number }): void {
+function addPowerLawPoints(st: Stroke, seg: Float64Array, acc: { sxy: number; sxx: number; n: number }): void {
+  const { t, x, y } = st
   let n = 0
   let sk = 0
   let sv = 0
   let skv = 0
   let skk = 0
-  for (let i = 1; i < k.length - 1; i++) {
-    const p = k[i - 1]
-    const q = k[i]
-    const r = k[i + 1]
-    const a = dist(p, q)
-    const b = dist(q, r)
-    const c = dist(p, r)
+  for (let i = 1; i < t.length - 1; i++) {
+    const a = seg[i - 1]
+    const b = seg[i]
+    const c = span(st, i - 1, i + 1)
     if (a < 1e-6 || b < 1e-6 || c < 1e-6) continue
-    const curvature = (2 * Math.abs((q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x))) / (a * b * c)
+    const curvature = (2 * Math.abs((x[i] - x[i - 1]) * (y[i + 1] - y[i]) - (y[i] - y[i - 1]) * (x[i + 1] - x[i]))) / (a * b * c)
     if (curvature < 1e-6) continue
     const lk = Math.log(curvature)
-    const lv = Math.log((a + b) / ((r.t - p.t) / 1000))
+    const lv = Math.log((a + b) / ((t[i + 1] - t[i - 1]) / 1000))
     n++
     sk += lk
     sv += lv
@@ -367,17 +432,18 @@ function windowVelocity(pos: Float64Array, start: number, end: number, out: Floa
  * than position so the large, slow aiming movement does not swamp the
  * 8–12 Hz physiological tremor.
  */
-function addTremorPower(k: readonly Pt[], acc: { band: number; total: number; windows: number }): void {
+function addTremorPower({ t, x, y }: Stroke, acc: { band: number; total: number; windows: number }): void {
   const step = 1000 / TREMOR_RATE_HZ
-  const n = Math.min(TREMOR_MAX_SAMPLES, Math.floor((k[k.length - 1].t - k[0].t) / step) + 1)
+  const last = t.length - 1
+  const n = Math.min(TREMOR_MAX_SAMPLES, Math.floor((t[last] - t[0]) / step) + 1)
   const xs = new Float64Array(n)
   const ys = new Float64Array(n)
   for (let i = 0, j = 0; i < n; i++) {
-    const t = k[0].t + i * step
-    while (j < k.length - 2 && k[j + 1].t < t) j++
-    const u = Math.min(1, Math.max(0, (t - k[j].t) / (k[j + 1].t - k[j].t)))
-    xs[i] = k[j].x + (k[j + 1].x - k[j].x) * u
-    ys[i] = k[j].y + (k[j + 1].y - k[j].y) * u
+    const at = t[0] + i * step
+    while (j < last - 1 && t[j + 1] < at) j++
+    const u = Math.min(1, Math.max(0, (at - t[j]) / (t[j + 1] - t[j])))
+    xs[i] = x[j] + (x[j + 1] - x[j]) * u
+    ys[i] = y[j] + (y[j + 1] - y[j]) * u
   }
   const vx = new Float64Array(TREMOR_WINDOW)
   const vy = new Float64Array(TREMOR_WINDOW)
@@ -396,7 +462,7 @@ function addTremorPower(k: readonly Pt[], acc: { band: number; total: number; wi
 }
 
 /** features 0–11 */
-function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
+function pointerFeatures(session: Decoded, moves: number): number[] {
   const straight: number[] = []
   const deviation: number[] = []
   const speedCv: number[] = []
@@ -411,20 +477,20 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
   let jerkSquares = 0
   let jerks = 0
 
-  for (const pts of pointerStrokes(signals)) {
-    addHeadingChanges(pts, headingBins)
-    if (pts.length < 3) continue
+  for (const st of strokesOf(session)) {
+    const n = st.t.length
+    addHeadingChanges(st, headingBins)
+    if (n < 3) continue
+    const seg = segments(st)
     let len = 0
-    for (let i = 1; i < pts.length; i++) len += dist(pts[i - 1], pts[i])
-    const chord = dist(pts[0], pts[pts.length - 1])
+    for (let i = 0; i < seg.length; i++) len += seg[i]
+    const chord = span(st, 0, n - 1)
     if (len >= MIN_PATH_PX) straight.push(chord / len)
-    if (chord >= MIN_CHORD_PX) deviation.push(maxDeviation(pts, chord))
+    if (chord >= MIN_CHORD_PX) deviation.push(maxDeviation(st, chord))
 
-    const k = timed(pts)
-    if (k.length < 2) continue
-    const sp = speeds(k)
-    for (let i = 1; i < k.length; i++) path += dist(k[i - 1], k[i])
-    duration += (k[k.length - 1].t - k[0].t) / 1000
+    const sp = speeds(st, seg)
+    path += len
+    duration += (st.t[n - 1] - st.t[0]) / 1000
     if (sp.v.length >= 3) speedCv.push(cv(sp.v))
     const acc = derivative(sp)
     const meanSpeed = mean(sp.v)
@@ -436,10 +502,10 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
     if (sp.v.length >= 4) {
       const s = smooth3(sp.v)
       peaks.push(velocityPeaks(s))
-      peakShare.push(peakTimeShare(s, sp.at, k))
+      peakShare.push(peakTimeShare(s, sp.at, st))
     }
-    addPowerLawPoints(k, powerLaw)
-    if (k.length >= 5 && k[k.length - 1].t - k[0].t >= 200) addTremorPower(k, tremor)
+    addPowerLawPoints(st, seg, powerLaw)
+    if (n >= 5 && st.t[n - 1] - st.t[0] >= 200) addTremorPower(st, tremor)
   }
 
   const headingChanges = headingBins.reduce((a, b) => a + b, 0)
@@ -460,25 +526,27 @@ function pointerFeatures(signals: readonly Signal[], moves: number): number[] {
 }
 
 /** features 12–14 */
-function clickFeatures(signals: readonly Signal[]): number[] {
+function clickFeatures({ signals, kinds }: Decoded): number[] {
   const holds: number[] = []
   const offsets: number[] = []
   const dwells: number[] = []
   let lastMove: number | undefined
   let downAt: number | undefined
-  for (let i = 0; i < signals.length; i++) {
+  for (let i = 0; i < kinds.length; i++) {
+    const k = kinds[i]
+    if (k < MM || k > CLICK) continue
     const s = signals[i]
     const t = s.t
-    if (s.k === 'mm') lastMove = t
-    if (s.k === 'md') {
+    if (k === MM) lastMove = t
+    if (k === MD) {
       if (lastMove !== undefined) dwells.push(Math.max(0, t - lastMove))
       downAt = t
     }
-    if (s.k === 'mu' && downAt !== undefined) {
+    if (k === MU && downAt !== undefined) {
       holds.push(Math.max(0, t - downAt))
       downAt = undefined
     }
-    if (s.k === 'c' || s.k === 'md') {
+    if (k === CLICK || k === MD) {
       const ox = finite(s.ox, 1)
       const oy = finite(s.oy, 1)
       if (ox !== undefined && oy !== undefined) offsets.push(norm(ox, oy))
@@ -492,19 +560,20 @@ function clickFeatures(signals: readonly Signal[]): number[] {
  * class (else the earliest open one): key identities are never sent, and
  * first-in-first-out is what rollover typing produces.
  */
-function keyFeatures(signals: readonly Signal[]): number[] {
+function keyFeatures({ signals, kinds }: Decoded): number[] {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
   const open: Down[] = []
-  for (let i = 0; i < signals.length; i++) {
+  for (let i = 0; i < kinds.length; i++) {
+    if (kinds[i] !== KD && kinds[i] !== KU) continue
     const s = signals[i]
     const t = s.t
-    if (s.k === 'kd') {
+    if (kinds[i] === KD) {
       const d: Down = { t, kc: s.kc ?? 'other' }
       downs.push(d)
       open.push(d)
       if (open.length > MAX_OPEN_KEYS) open.shift()
-    } else if (s.k === 'ku' && open.length) {
+    } else if (open.length) {
       const same = open.findIndex((d) => d.kc === (s.kc ?? 'other'))
       const [closed] = open.splice(same < 0 ? 0 : same, 1)
       closed.up = t
@@ -540,19 +609,20 @@ function keyFeatures(signals: readonly Signal[]): number[] {
 }
 
 /** features 23–27 */
-function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): number[] {
+function scrollTouchFeatures({ signals, kinds }: Decoded, scrolls: number): number[] {
   const deltas = new Set<number>()
   let deltaCount = 0
   const gaps: number[] = []
   let lastScroll: number | undefined
   const radius: number[] = []
   const pressure: number[] = []
-  const swipes: Pt[][] = []
-  let swipe: Pt[] | undefined
-  for (let i = 0; i < signals.length; i++) {
+  const swipes = new StrokeBuilder(signals.length)
+  for (let i = 0; i < kinds.length; i++) {
+    const k = kinds[i]
+    if (k !== SCROLL && !isTouch(k)) continue
     const s = signals[i]
     const t = s.t
-    if (s.k === 's') {
+    if (k === SCROLL) {
       const dy = coord(s.dy)
       if (dy !== undefined) {
         deltas.add(Math.round(dy * 100))
@@ -560,25 +630,24 @@ function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): numbe
       }
       if (lastScroll !== undefined && t - lastScroll >= 0 && t - lastScroll <= PAUSE_MS) gaps.push(t - lastScroll)
       lastScroll = t
+      continue
     }
-    if (!(kind(s) & TOUCH)) continue
     const r = coord(s.r)
     const p = coord(s.p)
     if (r !== undefined) radius.push(r)
     if (p !== undefined) pressure.push(p)
-    if (s.k === 'ts' || !swipe) swipes.push((swipe = []))
+    if (k === TS) swipes.close()
     const x = coord(s.x)
     const y = coord(s.y)
-    if (x !== undefined && y !== undefined) swipe.push({ t, x, y })
-    if (s.k === 'te') swipe = undefined
+    if (x !== undefined && y !== undefined) swipes.add(t, x, y)
+    if (k === TE) swipes.close()
   }
+  swipes.close()
   const swipeShares: number[] = []
-  for (const pts of swipes) {
-    if (pts.length < 5) continue
-    const k = timed(pts)
-    if (k.length < 5 || k[k.length - 1].t <= k[0].t) continue
-    const sp = speeds(k)
-    swipeShares.push(peakTimeShare(smooth3(sp.v), sp.at, k))
+  for (const st of swipes.strokes) {
+    if (st.t.length < 5) continue
+    const sp = speeds(st, segments(st))
+    swipeShares.push(peakTimeShare(smooth3(sp.v), sp.at, st))
   }
   const variance = (a: number[]) => (a.length >= 3 ? sd(a) ** 2 : 0)
   return [
@@ -596,7 +665,7 @@ function scrollTouchFeatures(signals: readonly Signal[], scrolls: number): numbe
  * mouseup's timestamp and focus/visibility events in pairs, which would look
  * like scripted bursts.
  */
-function timingFeatures(signals: readonly Signal[]): number[] {
+function timingFeatures({ signals, kinds }: Decoded): number[] {
   const gaps: number[] = []
   let prev: number | undefined
   let moves = 0
@@ -608,21 +677,21 @@ function timingFeatures(signals: readonly Signal[]): number[] {
   let bursts = 0
   let positive = 0
   let onGrid = 0
-  for (let i = 0; i < signals.length; i++) {
+  for (let i = 0; i < kinds.length; i++) {
+    const k = kinds[i]
     const s = signals[i]
     const t = s.t
     events++
     if (s.tr === false) untrusted++
-    const flags = kind(s)
-    if (flags & MOUSE) {
+    if (isMouse(k)) {
       mouse++
       if (s.sc === 1 || s.sc === true) screenEqual++
     }
-    if (s.k === 'mm') {
+    if (k === MM) {
       moves++
       coalesced += finite(s.n, 1000) ?? 1
     }
-    if (!(flags & INPUT)) continue
+    if (!isInput(k)) continue
     if (prev !== undefined) {
       const gap = Math.max(0, t - prev)
       gaps.push(gap)
@@ -650,19 +719,18 @@ function clip(v: number, i: number): number {
 }
 
 export function extractFeatures(signals: readonly Signal[]): number[] {
-  const valid = usable(signals)
+  const session = decode(signals)
   let moves = 0
   let scrolls = 0
-  for (let i = 0; i < valid.length; i++) {
-    const s = valid[i]
-    if (s.k === 'mm') moves++
-    if (s.k === 's') scrolls++
+  for (const k of session.kinds) {
+    if (k === MM) moves++
+    if (k === SCROLL) scrolls++
   }
   return [
-    ...pointerFeatures(valid, moves),
-    ...clickFeatures(valid),
-    ...keyFeatures(valid),
-    ...scrollTouchFeatures(valid, scrolls),
-    ...timingFeatures(valid),
+    ...pointerFeatures(session, moves),
+    ...clickFeatures(session),
+    ...keyFeatures(session),
+    ...scrollTouchFeatures(session, scrolls),
+    ...timingFeatures(session),
   ].map(clip)
 }

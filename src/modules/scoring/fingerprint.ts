@@ -1,6 +1,6 @@
 // A fingerprint of the shape of a session's pointer trajectory, for the
 // ingest module to find the same trajectory in two sessions of one org.
-import { pointerStrokes } from './features'
+import { type Stroke, pointerStrokes } from './features'
 import type { Signal } from './signals'
 
 const LONGEST_STROKES = 3
@@ -12,11 +12,9 @@ const MIN_MOVES = 30
  * a shift keeps). Moves are rounded with floor(d + 0.25): boundaries sit at
  * .75 px, away from the grids device pixels put coordinates on (1, ½, ⅓, ⅘).
  */
-function strokeShape(stroke: readonly { x: number; y: number }[]): string {
+function strokeShape({ x, y }: Stroke): string {
   const parts: string[] = []
-  for (let i = 1; i < stroke.length; i++) {
-    parts.push(`${Math.floor(stroke[i].x - stroke[i - 1].x + 0.25)},${Math.floor(stroke[i].y - stroke[i - 1].y + 0.25)}`)
-  }
+  for (let i = 1; i < x.length; i++) parts.push(`${Math.floor(x[i] - x[i - 1] + 0.25)},${Math.floor(y[i] - y[i - 1] + 0.25)}`)
   return parts.join(';')
 }
 
@@ -38,10 +36,10 @@ function hash64(text: string): string {
 export function trajectoryFingerprint(signals: readonly Signal[]): string | null {
   const longest = pointerStrokes(signals)
     .map((stroke, order) => ({ stroke, order }))
-    .sort((a, b) => b.stroke.length - a.stroke.length || a.order - b.order)
+    .sort((a, b) => b.stroke.t.length - a.stroke.t.length || a.order - b.order)
     .slice(0, LONGEST_STROKES)
     .sort((a, b) => a.order - b.order)
-  const moves = longest.reduce((n, s) => n + s.stroke.length - 1, 0)
+  const moves = longest.reduce((n, s) => n + s.stroke.t.length - 1, 0)
   if (moves < MIN_MOVES) return null
   return `tf1:${hash64(longest.map((s) => strokeShape(s.stroke)).join('|'))}`
 }

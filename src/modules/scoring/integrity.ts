@@ -19,7 +19,6 @@ const IMPOSSIBLE_SPEED = 50
 const IMPOSSIBLE_MIN_JUMP_PX = 50
 const UNTRUSTED_BOT_SHARE = 0.05
 
-const INPUT_KINDS = new Set(['mm', 'md', 'mu', 'kd', 'ku', 's', 'ts', 'tm', 'te'])
 /** counts and the constant feature 22 are never NO_DATA */
 const ALWAYS_MEASURED = [F.ptr_moves_log, F.key_downs_log, F.text_without_keys, F.scroll_events_log]
 /** when the count before the colon is 0, the features after it must be NO_DATA */
@@ -51,21 +50,6 @@ export function featureMismatch(client: readonly number[], server: readonly numb
 }
 
 /**
- * Untrusted pointer/key/scroll/touch events. Untrusted clicks and focus
- * events are left out: pages call element.click() and focus() themselves.
- */
-export function untrustedInputShare(signals: readonly Signal[]): number {
-  let input = 0
-  let untrusted = 0
-  for (const s of signals) {
-    if (!INPUT_KINDS.has(s.k)) continue
-    input++
-    if (s.tr === false) untrusted++
-  }
-  return input ? untrusted / input : 0
-}
-
-/**
  * From a client vector alone, whose untrusted_share also counts the clicks
  * and focus events pages dispatch themselves: only a share no page produces.
  */
@@ -73,28 +57,61 @@ export function untrustedVectorFinding(share: number): Finding | undefined {
   return share >= UNTRUSTED_BOT_SHARE ? { code: 'untrusted_events', cap: 10 } : undefined
 }
 
-export function untrustedFinding(share: number): Finding | undefined {
-  if (!(share > 0)) return undefined
-  return { code: 'untrusted_events', cap: share >= UNTRUSTED_BOT_SHARE ? 10 : 60 }
+const INPUT = 1
+const POINTER = 2
+
+/** pointer/key/scroll/touch input; clicks and focus are left out because pages call element.click() and focus() themselves */
+function inputKind(k: string): number {
+  switch (k) {
+    case 'mm':
+    case 'md':
+    case 'mu':
+      return INPUT | POINTER
+    case 'kd':
+    case 'ku':
+    case 's':
+    case 'ts':
+    case 'tm':
+    case 'te':
+      return INPUT
+    default:
+      return 0
+  }
 }
 
-/** ingest keeps t non-decreasing within a batch, so a step back is between batches: reordered or forged */
-export function timestampsGoBack(signals: readonly Signal[]): Finding | undefined {
-  for (let i = 1; i < signals.length; i++) if (signals[i].t < signals[i - 1].t) return { code: 'timestamps_non_monotonic', cap: 40 }
-  return undefined
+/** ≥ 50 px between consecutive mouse positions at more than 50 px/ms */
+function impossibleJump(a: Signal, b: Signal): boolean {
+  const d = Math.hypot(b.x! - a.x!, b.y! - a.y!)
+  const dt = b.t - a.t
+  return d >= IMPOSSIBLE_MIN_JUMP_PX && (dt <= 0 || d / dt > IMPOSSIBLE_SPEED)
 }
 
-/** a pointer jump of ≥ 50 px faster than 50 px/ms between consecutive mouse positions (moves, downs, ups) */
-export function impossibleSpeed(signals: readonly Signal[]): Finding | undefined {
+/**
+ * One pass over the stored signals for what a feature vector cannot show:
+ * untrusted input events (any → cap 60, ≥ 5% → cap 10), time going back
+ * (ingest keeps t ordered within a batch, so that is reordered or forged
+ * batches), and pointer jumps no hand makes.
+ */
+export function signalFindings(signals: readonly Signal[]): Finding[] {
+  let input = 0
+  let untrusted = 0
+  let back = false
+  let jump = false
   let prev: Signal | undefined
-  for (const s of signals) {
-    if ((s.k !== 'mm' && s.k !== 'md' && s.k !== 'mu') || !Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.t)) continue
-    if (prev) {
-      const d = Math.hypot(s.x! - prev.x!, s.y! - prev.y!)
-      const dt = s.t - prev.t
-      if (d >= IMPOSSIBLE_MIN_JUMP_PX && (dt <= 0 || d / dt > IMPOSSIBLE_SPEED)) return { code: 'impossible_speed', cap: 20 }
-    }
+  for (let i = 0; i < signals.length; i++) {
+    const s = signals[i]
+    if (i > 0 && s.t < signals[i - 1].t) back = true
+    const kind = inputKind(s.k)
+    if (!kind) continue
+    input++
+    if (s.tr === false) untrusted++
+    if (!(kind & POINTER) || !Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.t)) continue
+    if (prev && !jump) jump = impossibleJump(prev, s)
     prev = s
   }
-  return undefined
+  const findings: Finding[] = []
+  if (untrusted > 0) findings.push({ code: 'untrusted_events', cap: untrusted / input >= UNTRUSTED_BOT_SHARE ? 10 : 60 })
+  if (back) findings.push({ code: 'timestamps_non_monotonic', cap: 40 })
+  if (jump) findings.push({ code: 'impossible_speed', cap: 20 })
+  return findings
 }

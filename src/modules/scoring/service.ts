@@ -5,17 +5,7 @@
 import { FEATURE_INDEX as F, FEATURE_RANGES, FEATURE_VERSION, FEATURE_WINDOW, NO_DATA, extractFeatures } from './features'
 import { trajectoryFingerprint } from './fingerprint'
 import { type M3Model, humanProbability } from './inference'
-import {
-  type Finding,
-  featureMismatch,
-  featureSanity,
-  impossibleSpeed,
-  isFeatureVector,
-  timestampsGoBack,
-  untrustedFinding,
-  untrustedInputShare,
-  untrustedVectorFinding,
-} from './integrity'
+import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
 import modelJson from './model/m3-2026.11.0.json'
 import { behaviourReasons } from './reasons'
 import type { Signal } from './signals'
@@ -41,12 +31,13 @@ export interface SessionScoreInput {
   replayed?: boolean
 }
 
-const MODEL = modelJson as unknown as M3Model
-if (MODEL.feature_version !== FEATURE_VERSION) {
-  throw new Error(`model ${MODEL.model_version} was trained on features v${MODEL.feature_version}, extractor is v${FEATURE_VERSION}`)
+/** the shipped model, as committed */
+export const M3_MODEL = modelJson as unknown as M3Model
+if (M3_MODEL.feature_version !== FEATURE_VERSION) {
+  throw new Error(`model ${M3_MODEL.model_version} was trained on features v${M3_MODEL.feature_version}, extractor is v${FEATURE_VERSION}`)
 }
 
-export const MODEL_VERSION: string = MODEL.model_version
+export const MODEL_VERSION: string = M3_MODEL.model_version
 export { trajectoryFingerprint }
 
 export const HUMAN_VERIFIED_MIN = 70
@@ -73,7 +64,7 @@ export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
 }
 
 function judge(features: readonly number[], findings: readonly Finding[]): ScoreResult {
-  const m3 = humanProbability(MODEL, features)
+  const m3 = humanProbability(M3_MODEL, features)
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10
   // A failed integrity check is evidence enough, however short the session.
   const enough = sufficient(features) || findings.length > 0
@@ -106,12 +97,6 @@ export function scoreSession(input: SessionScoreInput): ScoreResult {
     return foreignVector(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
   const features = extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
-  const findings = [
-    featureMismatch(clientFeatures, features),
-    untrustedFinding(untrustedInputShare(signals)),
-    timestampsGoBack(signals),
-    impossibleSpeed(signals),
-    ...extra,
-  ].filter((x): x is Finding => x !== undefined)
-  return judge(features, findings)
+  const mismatch = featureMismatch(clientFeatures, features)
+  return judge(features, [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra])
 }
