@@ -8,6 +8,7 @@
 //   BENCH_BATCHES  batches per session: 1 new + the rest continuing (default 5)
 //   BENCH_PROFILE  folder for a CPU profile of the service (markdown, written when it stops)
 //   BENCH_ONLY     `ingest` or `ceiling`: run one side only (e.g. with BENCH_PROFILE)
+//   BENCH_LOG      file for the service's log (one JSON line per request, with duration_ms)
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import { createKeyPair } from '../src/modules/keys/service'
@@ -78,7 +79,7 @@ async function main() {
           RATE_LIMIT_KEY_PER_MIN: '1000000',
           RATE_LIMIT_ORG_PER_MIN: '10000000',
         },
-        stdout: 'ignore',
+        stdout: process.env.BENCH_LOG ? Bun.file(process.env.BENCH_LOG) : 'ignore',
         stderr: 'inherit',
       })
     )
