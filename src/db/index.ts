@@ -11,7 +11,7 @@ export type Tx = postgres.TransactionSql<{}>
 export interface Db {
   readonly kind: 'postgres' | 'pglite'
   readonly sql: Sql
-  /** Runs fn in a transaction scoped to one organization (sets app.org_id for row-level security). */
+  /** Runs fn in a transaction scoped to one organization: role bss_tenant and app.org_id, so row-level security applies. */
   tenant<T>(orgId: string, fn: (tx: Tx) => Promise<T>): Promise<T>
   /** true when the database answers a trivial query within the timeout. */
   ping(): Promise<boolean>
@@ -83,7 +83,8 @@ function wrap(kind: Db['kind'], sql: Sql, timeoutMs: number, close: () => Promis
     sql,
     tenant: (orgId, fn) =>
       sql.begin(async (tx) => {
-        await tx`select set_config('app.org_id', ${orgId}, true)`
+        // Row-level security (sql/0002): inside this transaction only orgId's rows exist.
+        await tx`select set_config('app.org_id', ${orgId}, true), set_config('role', 'bss_tenant', true)`
         return fn(tx)
       }) as Promise<any>,
     ping: async () => {

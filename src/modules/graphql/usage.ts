@@ -19,7 +19,7 @@ export const usageGraphQL: GraphQLPart = {
   resolvers: {
     Query: {
       getPlanUsage: async (_parent, _args, { principal, deps }: GraphQLContext) => {
-        const usage = await getPlanUsage(deps.db.sql, principal.orgId, deps.clock.now())
+        const usage = await deps.db.tenant(principal.orgId, (tx) => getPlanUsage(tx, principal.orgId, deps.clock.now()))
         if (!usage) throw notFound('organization')
         return {
           planId: usage.plan_id,

@@ -29,7 +29,7 @@ export function ingestModule(deps: AppDeps) {
     .get(
       '/session/:session_id',
       async ({ principal, params }) => {
-        const result = await getSessionResult(db.sql, principal.orgId, params.session_id)
+        const result = await db.tenant(principal.orgId, (tx) => getSessionResult(tx, principal.orgId, params.session_id))
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },

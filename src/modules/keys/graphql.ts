@@ -69,19 +69,19 @@ export const keysGraphQL: GraphQLPart = {
     SdkType: { WEB: 'web', IOS: 'ios', ANDROID: 'android', SERVER: 'server' },
     Query: {
       listApiKeys: async (_parent, _args, { principal, deps }: GraphQLContext) =>
-        (await listKeyPairs(deps.db.sql, principal.orgId)).map((row) => toApiKeyPair(row)),
+        (await deps.db.tenant(principal.orgId, (tx) => listKeyPairs(tx, principal.orgId))).map((row) => toApiKeyPair(row)),
     },
     Mutation: {
       createApiKey: async (_parent, args, context: GraphQLContext) => {
         requireRole(context, MANAGERS)
         const input = parse(CreateKeyInput, args)
-        const { keyPair, secretKey } = await createKeyPair(context.deps.db.sql, context.principal.orgId, input)
+        const { keyPair, secretKey } = await context.deps.db.tenant(context.principal.orgId, (tx) => createKeyPair(tx, context.principal.orgId, input))
         return toApiKeyPair(keyPair, secretKey)
       },
       revokeApiKey: async (_parent, args, context: GraphQLContext) => {
         requireRole(context, MANAGERS)
         const { keyPairId } = parse(KeyPairIdInput, args)
-        const row = await revokeKeyPair(context.deps.db.sql, context.principal.orgId, keyPairId)
+        const row = await context.deps.db.tenant(context.principal.orgId, (tx) => revokeKeyPair(tx, context.principal.orgId, keyPairId))
         if (!row) throw notFound('key pair')
         // This instance stops accepting the keys now; other instances within KEY_CACHE_TTL_MS.
         resolverFor(context.deps).forget()
@@ -90,7 +90,7 @@ export const keysGraphQL: GraphQLPart = {
       rotateApiKey: async (_parent, args, context: GraphQLContext) => {
         requireRole(context, MANAGERS)
         const { keyPairId } = parse(KeyPairIdInput, args)
-        const result = await rotateKeyPair(context.deps.db.sql, context.principal.orgId, keyPairId)
+        const result = await context.deps.db.tenant(context.principal.orgId, (tx) => rotateKeyPair(tx, context.principal.orgId, keyPairId))
         if (result.status !== 'rotated') {
           if (result.status === 'not_found') throw notFound('key pair')
           throw gqlError('BAD_USER_INPUT', 'a revoked key pair cannot be rotated: create a new one', [{ path: 'keyPairId', message: 'key pair is revoked' }])

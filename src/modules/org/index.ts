@@ -18,7 +18,7 @@ export function orgModule(deps: AppDeps) {
     .get(
       '/org/usage',
       async ({ principal }) => {
-        const usage = await getPlanUsage(db.sql, principal.orgId, clock.now())
+        const usage = await db.tenant(principal.orgId, (tx) => getPlanUsage(tx, principal.orgId, clock.now()))
         if (!usage) throw new ApiError('not_found', 'organization not found')
         return usage
       },
