@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createHarness, type Harness } from '../helpers/harness'
+import { codes, gql } from '../graphql/gql'
+
+/**
+ * The tenant isolation matrix: for every endpoint and GraphQL operation, organization B's
+ * credentials aimed at A's resources get 404 / NOT_FOUND (or act on B's own data) and change
+ * nothing of A's. Each row snapshots all of A's rows before and after.
+ */
+let h: Harness
+let aSession: string
+let aTicket: string
+beforeAll(async () => {
+  h = await createHarness()
+  aSession = crypto.randomUUID()
+  const res = await h.json('POST', '/v1/ingest', { headers: { 'x-api-key': h.a.secretKey }, body: batch(aSession) })
+  expect(res.status).toBe(200)
+  const ticket = await h.json('POST', '/v1/support/tickets', { headers: { 'x-api-key': h.a.secretKey }, body: { subject: 'A only', message: 'secret A text' } })
+  aTicket = ticket.body.ticket_id
+})
+afterAll(() => h.close())
+
+function batch(sessionId: string, extra: Record<string, unknown> = {}) {
+  return {
+    session_id: sessionId,
+    sdk_type: 'server',
+    captured_at: h.clock.now().toISOString(),
+    signals: [{ t: 0, k: 'mm', x: 1, y: 2 }, { t: 16, k: 'mm', x: 5, y: 4 }],
+    features: Array(34).fill(0.1),
+    ...extra,
+  }
+}
+
+/** Everything organization A owns, as one comparable value. */
+async function snapshotA() {
+  const sql = h.deps.db.sql
+  const org = h.a.orgId
+  return {
+    org: await sql`select name, plan_id from organizations where org_id = ${org}`,
+    members: await sql`select user_id, role from memberships where org_id = ${org} order by user_id`,
+    keys: await sql`select key_pair_id, name, public_key, secret_hash, revoked_at, rotated_at from api_key_pairs where org_id = ${org} order by key_pair_id`,
+    sessions: await sql`select session_id, batch_count, signal_count, hcs, verdict, scored_at from sessions where org_id = ${org} order by session_id`,
+    batches: await sql`select session_id, seq, batch_hash from session_batches where org_id = ${org} order by session_id, seq`,
+    usage: await sql`select month, sessions_used from usage_counters where org_id = ${org}`,
+    tickets: await sql`select ticket_id, subject, status from support_tickets where org_id = ${org} order by ticket_id`,
+  }
+}
+
+async function unchangedA(action: () => Promise<void>) {
+  const before = await snapshotA()
+  await action()
+  expect(await snapshotA()).toEqual(before)
+}
+
+const asB = { 'x-api-key': '' }
+beforeAll(() => {
+  asB['x-api-key'] = h.b.secretKey
+})
+
+describe('REST: B aimed at A', () => {
+  it('GET /v1/session/:id of A with B secret key → 404', () =>
+    unchangedA(async () => {
+      const res = await h.json('GET', `/v1/session/${aSession}`, { headers: asB })
+      expect(res.status).toBe(404)
+      expect(res.body.error.code).toBe('not_found')
+      expect(JSON.stringify(res.body)).not.toContain(h.a.orgId)
+    }))
+
+  it('POST /v1/ingest with A’s session id and B’s key → a separate B session; A untouched', () =>
+    unchangedA(async () => {
+      const res = await h.json('POST', '/v1/ingest', { headers: asB, body: batch(aSession, { signals: [{ t: 0, k: 'kd', kc: 'char' }] }) })
+      expect(res.status).toBe(200)
+      expect(res.body.batches).toBe(1) // a new session of B, not A's second batch
+      const [row] = await h.deps.db.sql`select org_id from sessions where session_id = ${aSession} and org_id = ${h.b.orgId}`
+      expect(row?.org_id).toBe(h.b.orgId)
+    }))
+
+  it('POST /v1/ingest with B’s public key and an org_id in the body → counted for B only', () =>
+    unchangedA(async () => {
+      const res = await h.json('POST', '/v1/ingest', { headers: { 'x-api-key': h.b.publicKey }, body: batch(crypto.randomUUID(), { org_id: h.a.orgId }) })
+      expect(res.status).toBe(202)
+    }))
+
+  it('GET /v1/org/usage with B’s key and JWT → B’s numbers only', () =>
+    unchangedA(async () => {
+      for (const headers of [asB, { authorization: `Bearer ${h.b.jwt}` }]) {
+        const res = await h.json('GET', `/v1/org/usage?org_id=${h.a.orgId}`, { headers })
+        expect(res.status).toBe(200)
+        const [{ n }] = await h.deps.db.sql`select coalesce(sum(sessions_used), 0)::int as n from usage_counters where org_id = ${h.b.orgId}`
+        expect(res.body.sessions_used).toBe(n)
+      }
+    }))
+
+  it('POST /v1/support/tickets naming A in the body → lands in B', () =>
+    unchangedA(async () => {
+      const res = await h.json('POST', '/v1/support/tickets', { headers: asB, body: { subject: 'x', message: 'y', org_id: h.a.orgId, organization_id: h.a.orgId } })
+      expect(res.status).toBe(201)
+      const [row] = await h.deps.db.sql`select org_id from support_tickets where ticket_id = ${res.body.ticket_id}`
+      expect(row!.org_id).toBe(h.b.orgId)
+    }))
+
+  it('GET /demo/result/:id of A’s session → 404 (the demo shows only the demo organization)', () =>
+    unchangedA(async () => {
+      const res = await h.json('GET', `/demo/result/${aSession}`)
+      expect(res.status).toBe(404)
+    }))
+})
+
+describe('GraphQL: B’s JWT aimed at A', () => {
+  it('listApiKeys never shows A’s keys', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, { jwt: h.b.jwt }, '{ listApiKeys { keyPairId publicKey } }')
+      expect(res.status).toBe(200)
+      const ids = res.body.data.listApiKeys.map((k: { keyPairId: string }) => k.keyPairId)
+      expect(ids).toContain(h.b.keyPairId)
+      expect(ids).not.toContain(h.a.keyPairId)
+      expect(res.text).not.toContain(h.a.publicKey)
+    }))
+
+  for (const op of ['revokeApiKey', 'rotateApiKey']) {
+    it(`${op}(A’s key pair) → NOT_FOUND, A’s secret key still works`, () =>
+      unchangedA(async () => {
+        const res = await gql(h.app, { jwt: h.b.jwt }, `mutation($id: ID!) { ${op}(keyPairId: $id) { keyPairId secretKey } }`, { id: h.a.keyPairId })
+        expect(codes(res)).toEqual(['NOT_FOUND'])
+        expect(res.body.data).toBeNull()
+        expect((await h.json('GET', `/v1/session/${aSession}`, { headers: { 'x-api-key': h.a.secretKey } })).status).toBe(200)
+      }))
+  }
+
+  it('getPlanUsage answers B’s plan usage', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, { jwt: h.b.jwt }, '{ getPlanUsage { planId sessionsUsed } }')
+      const [{ n }] = await h.deps.db.sql`select coalesce(sum(sessions_used), 0)::int as n from usage_counters where org_id = ${h.b.orgId}`
+      expect(res.body.data.getPlanUsage.sessionsUsed).toBe(n)
+    }))
+
+  it('listSupportTickets never shows A’s tickets', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, { jwt: h.b.jwt }, '{ listSupportTickets { ticketId subject message } }')
+      expect(res.status).toBe(200)
+      expect(res.body.data.listSupportTickets.map((t: { ticketId: string }) => t.ticketId)).not.toContain(aTicket)
+      expect(res.text).not.toContain('secret A text')
+    }))
+
+  it('createApiKey creates the key in B, whatever it is called', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, { jwt: h.b.jwt }, 'mutation { createApiKey(name: "A", sdkType: WEB) { keyPairId } }')
+      const [row] = await h.deps.db.sql`select org_id from api_key_pairs where key_pair_id = ${res.body.data.createApiKey.keyPairId}`
+      expect(row!.org_id).toBe(h.b.orgId)
+    }))
+})
+
+describe('a JWT naming an organization its user does not belong to', () => {
+  it('is refused (401) everywhere, even when correctly signed', () =>
+    unchangedA(async () => {
+      const forged = await h.deps.tokens.sign({ sub: h.b.userId, org: h.a.orgId, role: 'owner' })
+      expect((await h.json('GET', '/v1/org/usage', { headers: { authorization: `Bearer ${forged}` } })).status).toBe(401)
+      const res = await gql(h.app, { jwt: forged }, `mutation($id: ID!) { revokeApiKey(keyPairId: $id) { keyPairId } }`, { id: h.a.keyPairId })
+      expect(res.status).toBe(401)
+      expect(codes(res)).toEqual(['UNAUTHENTICATED'])
+    }))
+})
