@@ -74,7 +74,7 @@ export const FEATURE_RANGES: readonly (readonly [number, number])[] = [
 const T_LIMIT = 1e12
 const XY_LIMIT = 1e6
 /** a gap longer than this between two moves ends a pointer stroke */
-export const STROKE_PAUSE_MS = 200
+const STROKE_PAUSE_MS = 200
 const MIN_PATH_PX = 5
 const MIN_CHORD_PX = 10
 /** samples closer in time than this to the previous one are left out of derivatives */
@@ -105,7 +105,8 @@ const TS = 8
 const TM = 9
 const TE = 10
 
-function kindCode(k: string): number {
+/** the kind as a small integer; 0 for focus, blur, visibility, resize and anything unknown */
+export function kindCode(k: string): number {
   switch (k) {
     case 'mm':
       return MM
@@ -134,8 +135,10 @@ function kindCode(k: string): number {
 
 const isMouse = (k: number) => k >= MM && k <= CLICK
 const isTouch = (k: number) => k >= TS
+/** `mm`, `md`, `mu`: the events that carry where the mouse is */
+export const isMousePosition = (k: number) => k >= MM && k <= MU
 /** moves, buttons, keys, scrolls, touches; not clicks, which carry their mouseup's timestamp, nor focus/visibility/resize */
-const isInput = (k: number) => k !== 0 && k !== CLICK
+export const isInput = (k: number) => k !== 0 && k !== CLICK
 
 function finite(v: unknown, limit: number): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : undefined
@@ -711,9 +714,9 @@ function timingFeatures({ signals, kinds }: Decoded): number[] {
   ]
 }
 
-function clip(v: number, i: number): number {
-  if (v === NO_DATA) return NO_DATA
-  if (!Number.isFinite(v)) return NO_DATA
+/** feature i clamped into FEATURE_RANGES[i]; NO_DATA stays, non-finite becomes NO_DATA */
+export function clampFeature(v: number, i: number): number {
+  if (v === NO_DATA || !Number.isFinite(v)) return NO_DATA
   const [lo, hi] = FEATURE_RANGES[i]
   return Math.min(hi, Math.max(lo, v))
 }
@@ -732,5 +735,5 @@ export function extractFeatures(signals: readonly Signal[]): number[] {
     ...keyFeatures(session),
     ...scrollTouchFeatures(session, scrolls),
     ...timingFeatures(session),
-  ].map(clip)
+  ].map(clampFeature)
 }

@@ -2,7 +2,7 @@
 // vector match the signals, are the signals physically possible, are the
 // features themselves possible. Each failed check is a reason code and a cap
 // on hcs (see service.ts).
-import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA } from './features'
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, isInput, isMousePosition, kindCode } from './features'
 import type { Signal } from './signals'
 
 export type Finding = { code: string; cap: number }
@@ -57,28 +57,6 @@ export function untrustedVectorFinding(share: number): Finding | undefined {
   return share >= UNTRUSTED_BOT_SHARE ? { code: 'untrusted_events', cap: 10 } : undefined
 }
 
-const INPUT = 1
-const POINTER = 2
-
-/** pointer/key/scroll/touch input; clicks and focus are left out because pages call element.click() and focus() themselves */
-function inputKind(k: string): number {
-  switch (k) {
-    case 'mm':
-    case 'md':
-    case 'mu':
-      return INPUT | POINTER
-    case 'kd':
-    case 'ku':
-    case 's':
-    case 'ts':
-    case 'tm':
-    case 'te':
-      return INPUT
-    default:
-      return 0
-  }
-}
-
 /** ≥ 50 px between consecutive mouse positions at more than 50 px/ms */
 function impossibleJump(a: Signal, b: Signal): boolean {
   const d = Math.hypot(b.x! - a.x!, b.y! - a.y!)
@@ -101,11 +79,12 @@ export function signalFindings(signals: readonly Signal[]): Finding[] {
   for (let i = 0; i < signals.length; i++) {
     const s = signals[i]
     if (i > 0 && s.t < signals[i - 1].t) back = true
-    const kind = inputKind(s.k)
-    if (!kind) continue
+    const kind = kindCode(s.k)
+    // Untrusted clicks and focus events are left out: pages call element.click() and focus() themselves.
+    if (!isInput(kind)) continue
     input++
     if (s.tr === false) untrusted++
-    if (!(kind & POINTER) || !Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.t)) continue
+    if (!isMousePosition(kind) || !Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.t)) continue
     if (prev && !jump) jump = impossibleJump(prev, s)
     prev = s
   }

@@ -8,7 +8,7 @@ type Rule = { code: string; modality: Modality; when: (f: readonly number[]) => 
 
 const has = (v: number) => v !== NO_DATA
 
-export const BEHAVIOUR_RULES: readonly Rule[] = [
+const BEHAVIOUR_RULES: readonly Rule[] = [
   { code: 'pointer_path_too_straight', modality: 'pointer', when: (f) => f[F.ptr_straightness] >= 0.995 && has(f[F.ptr_deviation]) && f[F.ptr_deviation] < 0.01 },
   { code: 'constant_velocity', modality: 'pointer', when: (f) => has(f[F.ptr_speed_cv]) && f[F.ptr_speed_cv] < 0.3 },
   // Human aimed movements spend longer decelerating than accelerating.

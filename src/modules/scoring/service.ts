@@ -2,7 +2,7 @@
 // gives m3_score = P(human) from the feature vector; hcs is m3_score × 100,
 // capped by every integrity check that fails (checks the model cannot make
 // from one vector). docs/scoring.md has the caps, thresholds and reasons.
-import { FEATURE_INDEX as F, FEATURE_RANGES, FEATURE_VERSION, FEATURE_WINDOW, NO_DATA, extractFeatures } from './features'
+import { FEATURE_INDEX as F, FEATURE_VERSION, FEATURE_WINDOW, NO_DATA, clampFeature, extractFeatures } from './features'
 import { trajectoryFingerprint } from './fingerprint'
 import { type M3Model, humanProbability } from './inference'
 import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
@@ -40,10 +40,10 @@ if (M3_MODEL.feature_version !== FEATURE_VERSION) {
 export const MODEL_VERSION: string = M3_MODEL.model_version
 export { trajectoryFingerprint }
 
-export const HUMAN_VERIFIED_MIN = 70
-export const BOT_BELOW = 30
+const HUMAN_VERIFIED_MIN = 70
+const BOT_BELOW = 30
 /** fewer pointer moves + key downs + scrolls than this (and no measured swipe) is too little to judge */
-export const MIN_INTERACTIONS = 10
+const MIN_INTERACTIONS = 10
 
 const REPLAYED: Finding = { code: 'replayed_trajectory', cap: 10 }
 
@@ -53,10 +53,6 @@ function interactions(f: readonly number[]): number {
 }
 
 const sufficient = (f: readonly number[]) => interactions(f) >= MIN_INTERACTIONS || f[F.swipe_peak_time_share] !== NO_DATA
-
-/** a foreign vector clamped into the documented ranges, so the trees see what the extractor could have produced */
-const clampToRanges = (f: readonly number[]) =>
-  f.map((v, i) => (v === NO_DATA ? v : Math.min(FEATURE_RANGES[i][1], Math.max(FEATURE_RANGES[i][0], v))))
 
 export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
   if (!enoughInteraction) return 'insufficient_data'
@@ -82,7 +78,8 @@ const invalid = (): ScoreResult => ({ hcs: 0, m3_score: 0, verdict: 'insufficien
 function foreignVector(features: readonly number[], extra: readonly Finding[]): ScoreResult {
   if (!isFeatureVector(features)) return invalid()
   const sanity = featureSanity(features)
-  return judge(clampToRanges(features), sanity ? [sanity, ...extra] : extra)
+  // Clamped, so the trees see only what the extractor could have produced.
+  return judge(features.map(clampFeature), sanity ? [sanity, ...extra] : extra)
 }
 
 export function scoreFeatures(features: readonly number[]): ScoreResult {

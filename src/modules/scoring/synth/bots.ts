@@ -14,11 +14,15 @@ import {
   type Point,
   type Target,
   Recorder,
+  erf,
   quantise,
   runSession,
+  targetOffset,
 } from './session'
 
 type Profile = (u: number) => number
+
+const cdf = (z: number) => 0.5 * (1 + erf(z / Math.SQRT2))
 
 const PROFILES = {
   constant: (u: number) => u,
@@ -29,14 +33,6 @@ const PROFILES = {
   minJerk: (u: number) => 10 * u ** 3 - 15 * u ** 4 + 6 * u ** 5,
   /** bell-shaped speed: the normal CDF around the middle of the move, rescaled to 0…1 */
   gaussian: (u: number) => (cdf((u - 0.5) / 0.17) - cdf(-0.5 / 0.17)) / (cdf(0.5 / 0.17) - cdf(-0.5 / 0.17)),
-}
-
-function cdf(z: number): number {
-  // Zelen & Severo 26.2.17
-  const k = 1 / (1 + 0.2316419 * Math.abs(z))
-  const p = Math.exp((-z * z) / 2) / Math.sqrt(2 * Math.PI)
-  const tail = p * k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
-  return z >= 0 ? 1 - tail : tail
 }
 
 type MoveStyle = {
@@ -185,7 +181,7 @@ class BotActor implements Actor {
     this.point('md')
     this.t += style.hold()
     this.point('mu')
-    this.point('c', { ox: (aim.x - target.x) / (target.w / 2), oy: (aim.y - target.y) / (target.h / 2) })
+    this.point('c', targetOffset(aim, target))
   }
 
   private tap(target: Target, aim: Point): void {
@@ -195,7 +191,7 @@ class BotActor implements Actor {
     this.t += this.style.hold()
     this.emit({ t: this.t, k: 'te', ...at, r: touch.radius(), p: touch.pressure() })
     this.t += this.style.dwell()
-    this.emit({ t: this.t, k: 'c', ...at, ox: (aim.x - target.x) / (target.w / 2), oy: (aim.y - target.y) / (target.h / 2) })
+    this.emit({ t: this.t, k: 'c', ...at, ...targetOffset(aim, target) })
   }
 
   type(tokens: KeyToken[]): void {

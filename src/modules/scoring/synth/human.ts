@@ -16,20 +16,13 @@ import {
   type Point,
   type Target,
   Recorder,
+  erf,
   quantise,
   runSession,
+  targetOffset,
 } from './session'
 
 type Lognormal = { t0: number; mu: number; sigma: number; d: number; thetaS: number; sweep: number }
-
-/** Abramowitz–Stegun 7.1.26, |error| < 1.5e-7 */
-function erf(x: number): number {
-  const s = Math.sign(x)
-  const a = Math.abs(x)
-  const k = 1 / (1 + 0.3275911 * a)
-  const poly = ((((1.061405429 * k - 1.453152027) * k + 1.421413741) * k - 0.284496736) * k + 0.254829592) * k
-  return s * (1 - poly * Math.exp(-a * a))
-}
 
 /** share of the submovement completed at time t (ms) */
 function progress(c: Lognormal, t: number): number {
@@ -247,8 +240,7 @@ class DesktopHuman implements Actor {
       this.mouse('md', this.t)
       this.t += rng.logNormal(this.env.clickHold, 0.3)
       this.mouse('mu', this.t)
-      const offset = (d: number, size: number) => Math.max(-1, Math.min(1, d / (size / 2)))
-      this.mouse('c', this.t, { ox: offset(this.pos.x - target.x, target.w), oy: offset(this.pos.y - target.y, target.h) })
+      this.mouse('c', this.t, targetOffset(this.pos, target))
     }
     if (rng.chance(0.02)) this.rec.push({ t: this.t + rng.uniform(5, 400), k: 'c', x: 0, y: 0, tr: false })
   }
@@ -362,8 +354,7 @@ class MobileHuman implements Actor {
     this.t = end
     this.touch('te', this.t, aim, base)
     this.t += rng.uniform(1, 12)
-    const offset = (d: number, size: number) => Math.max(-1, Math.min(1, d / (size / 2)))
-    this.rec.push({ t: this.t, k: 'c', x: quantise(aim.x, this.env.dpr), y: quantise(aim.y, this.env.dpr), ox: offset(aim.x - target.x, target.w), oy: offset(aim.y - target.y, target.h) })
+    this.rec.push({ t: this.t, k: 'c', x: quantise(aim.x, this.env.dpr), y: quantise(aim.y, this.env.dpr), ...targetOffset(aim, target) })
   }
 
   type(tokens: KeyToken[]): void {

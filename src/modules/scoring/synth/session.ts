@@ -40,14 +40,29 @@ export class Recorder {
 
 export const quantise = (v: number, dpr: number) => Math.round(v * dpr) / dpr
 
-export function randomTarget(rng: Rng, viewport: { w: number; h: number }, kind: 'button' | 'field' = 'button'): Target {
+/** where a point sits inside its target, −1…1 from the centre on each axis (the `ox`, `oy` of a click) */
+export function targetOffset(p: Point, target: Target): { ox: number; oy: number } {
+  const axis = (d: number, size: number) => Math.max(-1, Math.min(1, d / (size / 2)))
+  return { ox: axis(p.x - target.x, target.w), oy: axis(p.y - target.y, target.h) }
+}
+
+/** Abramowitz–Stegun 7.1.26, |error| < 1.5e-7 */
+export function erf(x: number): number {
+  const s = Math.sign(x)
+  const a = Math.abs(x)
+  const k = 1 / (1 + 0.3275911 * a)
+  const poly = ((((1.061405429 * k - 1.453152027) * k + 1.421413741) * k - 0.284496736) * k + 0.254829592) * k
+  return s * (1 - poly * Math.exp(-a * a))
+}
+
+function randomTarget(rng: Rng, viewport: { w: number; h: number }, kind: 'button' | 'field' = 'button'): Target {
   const w = kind === 'field' ? rng.uniform(140, 420) : rng.uniform(24, 220)
   const h = kind === 'field' ? rng.uniform(28, 44) : rng.uniform(20, 56)
   return { x: rng.uniform(w / 2 + 8, viewport.w - w / 2 - 8), y: rng.uniform(h / 2 + 8, viewport.h - h / 2 - 8), w, h }
 }
 
 /** what a person types into a field, as key classes: words, digits, or an e-mail-like string */
-export function keyTokens(rng: Rng, length: number): KeyToken[] {
+function keyTokens(rng: Rng, length: number): KeyToken[] {
   const kind = rng.pick(['words', 'words', 'digits', 'email'] as const)
   const out: KeyToken[] = []
   let word = 0
