@@ -77,7 +77,7 @@ const XY_LIMIT = 1e6
 const STROKE_PAUSE_MS = 200
 const MIN_PATH_PX = 5
 const MIN_CHORD_PX = 10
-/** samples closer in time than this to the previous one are left out of derivatives */
+/** a stroke sample closer in time than this to the previous one is dropped (no derivative divides by ~0) */
 const MIN_DT_MS = 0.01
 /** key and scroll gaps longer than this are pauses, not rhythm */
 const PAUSE_MS = 2000
