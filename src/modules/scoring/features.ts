@@ -512,19 +512,20 @@ function pointerFeatures(session: Decoded, moves: number): number[] {
   }
 
   const headingChanges = headingBins.reduce((a, b) => a + b, 0)
+  // Per feature: what it is, unit, when it is NO_DATA. Ranges: FEATURE_RANGES.
   return [
-    Math.log1p(moves),
-    stat(straight, 1, mean),
-    stat(deviation, 1, mean),
-    duration > 0 ? Math.log1p(path / duration) : NO_DATA,
-    stat(speedCv, 1, mean),
-    stat(accelNorm, 1, mean),
-    jerks > 0 ? Math.log1p(Math.sqrt(jerkSquares / jerks)) : NO_DATA,
-    headingChanges >= 5 ? entropy(headingBins) : NO_DATA,
-    stat(peaks, 1, mean),
-    stat(peakShare, 1, mean),
-    powerLaw.n >= 10 && powerLaw.sxx > 1e-6 ? Math.abs(-powerLaw.sxy / powerLaw.sxx - 1 / 3) : NO_DATA,
-    tremor.windows > 0 ? (tremor.total > 0 ? tremor.band / tremor.total : 0) : NO_DATA,
+    Math.log1p(moves), // 0 ln(1 + mm count); never NO_DATA
+    stat(straight, 1, mean), // 1 chord / path, strokes ≥ 3 samples and ≥ 5 px; none
+    stat(deviation, 1, mean), // 2 max perpendicular distance / chord, strokes with chord ≥ 10 px; none
+    duration > 0 ? Math.log1p(path / duration) : NO_DATA, // 3 ln(1 + px/s); no stroke with duration
+    stat(speedCv, 1, mean), // 4 speed std/mean per stroke (≥ 3 segments); none
+    stat(accelNorm, 1, mean), // 5 acceleration std / mean speed, 1/s, per stroke (≥ 2 accelerations); none
+    jerks > 0 ? Math.log1p(Math.sqrt(jerkSquares / jerks)) : NO_DATA, // 6 ln(1 + RMS jerk in px/s³); no jerk
+    headingChanges >= 5 ? entropy(headingBins) : NO_DATA, // 7 turning-angle entropy 0…1; < 5 angles
+    stat(peaks, 1, mean), // 8 speed peaks per stroke (≥ 4 speeds); none
+    stat(peakShare, 1, mean), // 9 time to first speed peak / stroke duration; none
+    powerLaw.n >= 10 && powerLaw.sxx > 1e-6 ? Math.abs(-powerLaw.sxy / powerLaw.sxx - 1 / 3) : NO_DATA, // 10 |β − 1/3|; < 10 points
+    tremor.windows > 0 ? (tremor.total > 0 ? tremor.band / tremor.total : 0) : NO_DATA, // 11 6–11 Hz power share; no stroke ≥ 200 ms
   ]
 }
 
@@ -555,7 +556,11 @@ function clickFeatures({ signals, kinds }: Decoded): number[] {
       if (ox !== undefined && oy !== undefined) offsets.push(norm(ox, oy))
     }
   }
-  return [stat(holds, 1, mean), stat(offsets, 1, mean), stat(dwells, 1, mean)]
+  return [
+    stat(holds, 1, mean), // 12 md → next mu, ms; no pair
+    stat(offsets, 1, mean), // 13 √(ox² + oy²) of c/md, 0…√2; none carry ox/oy
+    stat(dwells, 1, mean), // 14 latest mm → md, ms; no md after a move
+  ]
 }
 
 /**
@@ -597,16 +602,16 @@ function keyFeatures({ signals, kinds }: Decoded): number[] {
     if (downs[i].t < up) rolled++
   }
   return [
-    Math.log1p(downs.length),
-    stat(holds, 1, median),
-    stat(holds, 3, cv),
-    stat(latencies, 1, median),
-    stat(latencies, 3, cv),
-    stat(latencies, 3, (l) => sd(l.map((v) => Math.log(Math.max(1, v))))),
-    pairs >= 2 ? rolled / pairs : NO_DATA,
-    // Not observable in v1: the signal contract has no input/paste event, so
-    // text that arrives without key events leaves no trace. Kept at 0 so the
-    // vector keeps its shape; a model never gains anything from it.
+    Math.log1p(downs.length), // 15 ln(1 + kd count); never NO_DATA
+    stat(holds, 1, median), // 16 median hold, ms; no hold
+    stat(holds, 3, cv), // 17 hold std/mean; < 3 holds
+    stat(latencies, 1, median), // 18 median kd → kd, ms; no latency
+    stat(latencies, 3, cv), // 19 latency std/mean; < 3 latencies
+    stat(latencies, 3, (l) => sd(l.map((v) => Math.log(Math.max(1, v))))), // 20 std of ln latency; < 3 latencies
+    pairs >= 2 ? rolled / pairs : NO_DATA, // 21 share of key pairs rolled over; < 2 pairs
+    // 22 not observable in v1: the signal contract has no input/paste event,
+    // so text that arrives without key events leaves no trace. Kept at 0 so
+    // the vector keeps its shape; a model never gains anything from it.
     0,
   ]
 }
@@ -654,11 +659,11 @@ function scrollTouchFeatures({ signals, kinds }: Decoded, scrolls: number): numb
   }
   const variance = (a: number[]) => (a.length >= 3 ? sd(a) ** 2 : 0)
   return [
-    Math.log1p(scrolls),
-    deltaCount >= 3 ? deltas.size / deltaCount : NO_DATA,
-    stat(gaps, 3, cv),
-    radius.length >= 3 || pressure.length >= 3 ? variance(radius) + variance(pressure) : NO_DATA,
-    stat(swipeShares, 1, mean),
+    Math.log1p(scrolls), // 23 ln(1 + s count); never NO_DATA
+    deltaCount >= 3 ? deltas.size / deltaCount : NO_DATA, // 24 distinct dy / s with dy; < 3
+    stat(gaps, 3, cv), // 25 std/mean of s → s gaps ≤ 2 s; < 3 gaps
+    radius.length >= 3 || pressure.length >= 3 ? variance(radius) + variance(pressure) : NO_DATA, // 26 var(r) px² + var(p); < 3 values
+    stat(swipeShares, 1, mean), // 27 time to first speed peak / swipe duration; no swipe ≥ 5 samples
   ]
 }
 
@@ -705,12 +710,12 @@ function timingFeatures({ signals, kinds }: Decoded): number[] {
     prev = t
   }
   return [
-    stat(gaps, 3, cv),
-    gaps.length >= 3 ? bursts / gaps.length : NO_DATA,
-    positive >= 3 ? onGrid / positive : NO_DATA,
-    moves > 0 ? coalesced / moves : NO_DATA,
-    events > 0 ? untrusted / events : NO_DATA,
-    mouse > 0 ? screenEqual / mouse : NO_DATA,
+    stat(gaps, 3, cv), // 28 std/mean of input gaps; < 3 gaps
+    gaps.length >= 3 ? bursts / gaps.length : NO_DATA, // 29 share of gaps < 2 ms; < 3 gaps
+    positive >= 3 ? onGrid / positive : NO_DATA, // 30 share of gaps on the 5 ms grid; < 3 positive gaps
+    moves > 0 ? coalesced / moves : NO_DATA, // 31 mean n per mm (missing = 1); no mm
+    events > 0 ? untrusted / events : NO_DATA, // 32 share tr: false; no events
+    mouse > 0 ? screenEqual / mouse : NO_DATA, // 33 share sc of mm/md/mu/c; no mouse event
   ]
 }
 
