@@ -1,0 +1,155 @@
+// Soak: mixed traffic at a fixed rate for a long time, sampling the service's resident memory.
+// Run by hand: `bun run bench/soak.ts` (10 minutes by default; see bench/README.md, "Soak").
+//
+//   BENCH_RATE         requests per second offered, open loop (default 180: about half of the measured peak)
+//   BENCH_SECONDS      length of the run (default 600)
+//   BENCH_WARMUP       seconds excluded from the memory verdict (default 120)
+//   BENCH_ADMIN_URL    PostgreSQL server to create the throw-away database on
+import postgres from 'postgres'
+import { createAccessTokens } from '../src/lib/access-token'
+import { createKeyPair } from '../src/modules/keys/service'
+import { createOrganization, createUser } from '../tenants/provision'
+
+const RATE = Number(process.env.BENCH_RATE ?? 180)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 600)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 120)
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const JWT_SECRET = 'soak-only-secret-soak-only-secret-0123456789'
+
+const dbName = `bss_soak_${Date.now().toString(36)}`
+const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+await admin.unsafe(`create database ${dbName}`)
+const url = new URL(ADMIN_URL)
+url.pathname = '/' + dbName
+const port = 41_000 + Math.floor(Math.random() * 1000)
+const service = Bun.spawn([process.execPath, 'src/main.ts'], {
+  env: {
+    ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production',
+    JWT_SECRET, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '10000000',
+  },
+  stdout: process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore',
+  stderr: 'inherit',
+})
+const base = `http://127.0.0.1:${port}`
+try {
+  await waitFor(`${base}/health`)
+  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
+  await sql`update plans set rate_limit_per_minute = null where plan_id = 'enterprise'`
+  const orgId = await createOrganization(sql, { name: 'Soak', planId: 'enterprise' })
+  const userId = await createUser(sql, { orgId, email: 'soak@example.com', password: 'soak-password-123' })
+  const { keyPair, secretKey } = await createKeyPair(sql, orgId, { name: 'soak', sdkType: 'web' })
+  await sql.end()
+  const jwt = await createAccessTokens(JWT_SECRET).sign({ sub: userId, org: orgId, role: 'owner' })
+  const traffic = mixedTraffic({ publicKey: keyPair.public_key, secretKey, jwt })
+
+  const samples: { t: number; rssMb: number }[] = []
+  const minutes: { latencies: number[]; statuses: Record<string, number> }[] = []
+  const start = performance.now()
+  const sampler = setInterval(() => samples.push({ t: (performance.now() - start) / 1000, rssMb: rssMb(service.pid) }), 5000)
+  const inflight = new Set<Promise<void>>()
+  let sent = 0
+  // Open loop: requests leave on schedule whether or not earlier ones have answered.
+  while (performance.now() - start < SECONDS * 1000) {
+    const due = start + (sent / RATE) * 1000
+    const wait = due - performance.now()
+    if (wait > 1) await Bun.sleep(wait)
+    const minute = Math.floor((performance.now() - start) / 60_000)
+    minutes[minute] ??= { latencies: [], statuses: {} }
+    const bucket = minutes[minute]!
+    const req = traffic(sent++)
+    const t0 = performance.now()
+    const p = fetch(`${base}${req.path}`, req.init)
+      .then(async (res) => {
+        await res.arrayBuffer()
+        bucket.statuses[res.status] = (bucket.statuses[res.status] ?? 0) + 1
+      })
+      .catch(() => {
+        bucket.statuses.network = (bucket.statuses.network ?? 0) + 1
+      })
+      .finally(() => {
+        bucket.latencies.push(performance.now() - t0)
+        inflight.delete(p)
+      })
+    inflight.add(p)
+  }
+  await Promise.all(inflight)
+  clearInterval(sampler)
+
+  console.log(`# soak: ${SECONDS} s at ${RATE} req/s offered (${sent} requests), warm-up ${WARMUP} s`)
+  console.log('| minute | requests | p50 ms | p99 ms | statuses | RSS MB (end of minute) |')
+  console.log('|---:|---:|---:|---:|---|---:|')
+  minutes.forEach((m, i) => {
+    const l = m.latencies.sort((a, b) => a - b)
+    const pct = (p: number) => l[Math.min(l.length - 1, Math.floor(p * l.length))]!.toFixed(1)
+    const rss = samples.filter((s) => s.t <= (i + 1) * 60).pop()?.rssMb ?? NaN
+    console.log(`| ${i + 1} | ${l.length} | ${pct(0.5)} | ${pct(0.99)} | ${JSON.stringify(m.statuses)} | ${rss.toFixed(1)} |`)
+  })
+  const after = samples.filter((s) => s.t >= WARMUP)
+  const first = after[0]!.rssMb
+  const max = Math.max(...after.map((s) => s.rssMb))
+  const last = after[after.length - 1]!.rssMb
+  const growth = ((max - first) / first) * 100
+  console.log(`\nRSS after warm-up ${first.toFixed(1)} MB, max ${max.toFixed(1)} MB, last ${last.toFixed(1)} MB: ` +
+    `${growth.toFixed(1)}% above the post-warm-up start (${growth <= 10 ? 'flat within 10%' : 'NOT flat within 10%'})`)
+} finally {
+  service.kill()
+  await service.exited
+  await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {})
+  await admin.end()
+}
+
+function rssMb(pid: number): number {
+  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024
+}
+
+async function waitFor(target: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(target)
+      return
+    } catch {
+      await Bun.sleep(100)
+    }
+  }
+  throw new Error(`${target} did not come up`)
+}
+
+/** The i-th request of a realistic mix: mostly SDK batches, then backend reads, dashboard and public pages. */
+function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string }) {
+  const sessions: string[] = []
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+  const features = Array.from({ length: 34 }, (_, i) => (i % 7) / 10)
+  const batch = (session: string, n: number) => ({
+    session_id: session,
+    sdk_type: 'web',
+    captured_at: new Date().toISOString(),
+    signals: Array.from({ length: 200 }, (_, i) => ({ t: n * 5000 + i * 16 + (i % 3), k: i % 50 === 49 ? 'c' : 'mm', x: 100 + i * 2 + (n % 9), y: 300 + Math.round(40 * Math.sin(i / 15)) + (n % 5) })),
+    features,
+  })
+  return (i: number): { path: string; init: RequestInit } => {
+    const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
+    const slot = i % 20
+    if (slot < 12) {
+      // 60%: SDK batches, one new session in four, the rest continue recent sessions (up to 5 batches).
+      const fresh = slot % 4 === 0 || sessions.length === 0
+      const session = fresh ? crypto.randomUUID() : sessions[Math.floor(Math.random() * sessions.length)]!
+      if (fresh) {
+        sessions.push(session)
+        if (sessions.length > 50) sessions.shift()
+      }
+      const key = slot % 3 === 0 ? keys.secretKey : keys.publicKey
+      return { path: '/v1/ingest', init: json(batch(session, i), { 'x-api-key': key }) }
+    }
+    if (slot < 15) return { path: `/v1/session/${sessions[i % Math.max(1, sessions.length)] ?? crypto.randomUUID()}`, init: { headers: { 'x-api-key': keys.secretKey } } }
+    if (slot < 16) return { path: '/v1/org/usage', init: { headers: { authorization: `Bearer ${keys.jwt}` } } }
+    if (slot < 17) return { path: '/graphql', init: json({ query: '{ getPlanUsage { sessionsUsed percentUsed } listApiKeys { keyPairId name lastUsedAt } }' }, { authorization: `Bearer ${keys.jwt}` }) }
+    if (slot < 18) return { path: '/v1/demo/live-score', init: json({ features }, { 'x-forwarded-for': ip }) }
+    if (slot < 19) return { path: '/v1/leads', init: json({ email: `lead${i % 500}@example.com`, source: 'pricing_page' }, { 'x-forwarded-for': ip }) }
+    return { path: '/health', init: {} }
+  }
+}
