@@ -100,16 +100,17 @@ export function httpCore(deps: AppDeps) {
 }
 
 export function buildApp(deps: AppDeps) {
-  return new Elysia({ name: 'bss' })
+  const documentation = {
+    info: { title: 'Behavioral Scoring Service', version: API_VERSION, description: 'Contract: shared/API.md. GraphQL is served at POST /graphql.' },
+    paths: {} as Record<string, unknown>,
+  }
+  const app = new Elysia({ name: 'bss' })
     .use(httpCore(deps))
     .use(
       openapi({
         path: '/docs',
-        documentation: {
-          info: { title: 'Behavioral Scoring Service', version: API_VERSION, description: 'Contract: shared/API.md. GraphQL is served at POST /graphql.' },
-        },
-        // The valibot schemas on each route are the single source of the documented shapes.
-        mapJsonSchema: { valibot: (schema: any) => toJsonSchema(schema, { errorMode: 'ignore' }) },
+        documentation,
+        mapJsonSchema: { valibot: jsonSchema },
         exclude: { paths: ['/dev/mail'] },
       })
     )
@@ -122,6 +123,26 @@ export function buildApp(deps: AppDeps) {
     .use(orgModule(deps))
     .use(demoModule(deps))
     .use(webModule(deps))
+  documentBodies(app, documentation.paths)
+  return app
+}
+
+const jsonSchema = (schema: any) => toJsonSchema(schema, { errorMode: 'ignore' })
+
+/**
+ * The OpenAPI plugin lists a body's media types only for Elysia's named parsers, and every route
+ * here goes through httpCore's own parser: so the documented request bodies are filled in from
+ * the routes' valibot schemas, the single source of the shapes.
+ */
+function documentBodies(app: { routes: { method: string; path: string; hooks: { body?: unknown } }[] }, paths: Record<string, unknown>) {
+  for (const route of app.routes) {
+    const body = route.hooks.body as { '~standard'?: { vendor: string } } | undefined
+    if (route.method !== 'POST' || body?.['~standard']?.vendor !== 'valibot') continue
+    const schema = jsonSchema(body)
+    const content: Record<string, { schema: unknown }> = { 'application/json': { schema } }
+    if (TEXT_JSON_PATHS.has(route.path)) content['text/plain'] = { schema }
+    paths[route.path] = { post: { operationId: `post${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`, requestBody: { required: true, content } } }
+  }
 }
 
 export type App = ReturnType<typeof buildApp>

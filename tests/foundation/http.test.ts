@@ -59,6 +59,10 @@ describe('API reference', () => {
     expect(spec.status).toBe(200)
     expect(spec.body.info.version).toBe('1.0.0')
     expect(Object.keys(spec.body.paths)).toContain('/health')
+    const ingest = spec.body.paths['/v1/ingest'].post.requestBody.content
+    expect(Object.keys(ingest['application/json'].schema.properties)).toEqual(['session_id', 'sdk_type', 'captured_at', 'signals', 'features'])
+    expect(ingest['text/plain']).toBeDefined() // sendBeacon
+    expect(spec.body.paths['/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
     const page = await h.request('GET', '/docs')
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toContain('text/html')
