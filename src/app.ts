@@ -43,6 +43,10 @@ export function httpCore(deps: AppDeps) {
       meta.set(request, { id, start: performance.now() })
       set.headers['x-request-id'] = id
       set.headers['x-api-version'] = API_VERSION
+      // Baseline for every response; HTML pages add their own Content-Security-Policy (web module).
+      set.headers['x-content-type-options'] = 'nosniff'
+      set.headers['x-frame-options'] = 'DENY'
+      set.headers['referrer-policy'] = 'no-referrer'
     })
     .onParse({ as: 'global' }, async ({ request, path }) => {
       if (RAW_BODY_PATHS.has(path) || request.method === 'OPTIONS') return
