@@ -247,3 +247,27 @@ describe('no account enumeration', () => {
     expect({ ...real.body.error, request_id: 0 }).toEqual({ ...fake.body.error, request_id: 0 })
   })
 })
+
+describe('mail outage', () => {
+  it('answers 503 with Retry-After when the code cannot be mailed, and the challenge is closed', async () => {
+    const h2 = await createHarness({ seed: false })
+    try {
+      const failing = { transport: 'smtp' as const, send: async () => { throw new Error('smtp down') } }
+      const original = h2.deps.mailer
+      ;(h2.deps as { mailer: typeof original }).mailer = failing
+      const email = 'mailless@example.test'
+      const res = await h2.json('POST', '/auth/register', { body: { email, password: 'long-enough-pass', organization_name: 'Mailless' } })
+      expect(res.status).toBe(503)
+      expect(res.body.error.code).toBe('unavailable')
+      expect(res.headers.get('retry-after')).toBe('60')
+      const [row] = await h2.deps.db.sql`select c.invalidated_at from otp_challenges c join users u using (user_id) where u.email = ${email}`
+      expect(row!.invalidated_at).not.toBeNull()
+      ;(h2.deps as { mailer: typeof original }).mailer = original
+      // Once mail works again, registering again restarts the unverified sign-up.
+      const retry = await h2.json('POST', '/auth/register', { body: { email, password: 'long-enough-pass', organization_name: 'Mailless' } })
+      expect(retry.status).toBe(202)
+    } finally {
+      await h2.close()
+    }
+  })
+})

@@ -80,8 +80,22 @@ export async function register(deps: AppDeps, input: RegisterInput, ip: string):
     return { challenge, mail: mails.code(challenge.code) }
   })
 
-  if (mail) await deps.mailer.send({ to: input.email, ...mail })
+  if (mail) await deliver(deps, input.email, mail, challenge.challengeId)
   return challengeResponse(challenge)
+}
+
+/**
+ * Sends the mail of a challenge. When the mail cannot go out, nobody can ever know the code: the
+ * challenge is closed and the caller gets 503 with Retry-After instead of a 202 that leads nowhere.
+ */
+async function deliver(deps: AppDeps, to: string, mail: Mail, challengeId: string) {
+  try {
+    await deps.mailer.send({ to, ...mail })
+  } catch (error) {
+    deps.log.error('one-time code mail failed', { challenge_id: challengeId, transport: deps.mailer.transport, error: String((error as Error)?.message ?? error) })
+    await deps.db.sql`update otp_challenges set invalidated_at = ${deps.clock.now()} where challenge_id = ${challengeId} and invalidated_at is null`
+    throw new ApiError('unavailable', 'the e-mail with your code could not be sent; try again in a minute', undefined, { 'retry-after': '60' })
+  }
 }
 
 /** Checks the password and sends a code. An unverified account may log in: the code proves the address. */
@@ -107,7 +121,7 @@ export async function login(deps: AppDeps, input: LoginInput, ip: string): Promi
   const challenge = await deps.db.sql.begin((tx) =>
     startChallenge(tx, now, { userId: user.user_id, orgId: membership.org_id, purpose: 'login' })
   )
-  await deps.mailer.send({ to: input.email, ...mails.code(challenge.code) })
+  await deliver(deps, input.email, mails.code(challenge.code), challenge.challengeId)
   return challengeResponse(challenge)
 }
 
