@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { clientIp } from '../../lib/client-ip'
 import { routeSchema } from '../../lib/validation'
+import { rateLimit } from '../ratelimit'
 import { LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from './model'
 import { passwords } from './passwords'
 import { login, logout, refresh, register, verifyOtp } from './service'
@@ -15,7 +16,10 @@ export function authModule(deps: AppDeps) {
   const ip = (request: Request, server: Server) => clientIp(request, server, deps.config.trustProxy)
   // Tokens must not be kept by browsers or proxies.
   const noStore = { 'cache-control': 'no-store' }
+  // Refresh tokens are unguessable; this ceiling only keeps one client from hammering the token table.
+  const tokenLimit = { scope: 'ip' as const, name: 'auth-token', perMinute: deps.config.rateLimits.authPerMin * 6 }
   return new Elysia({ name: 'auth', prefix: '/auth' })
+    .use(rateLimit(deps))
     .post('/register', async ({ body, request, server, status }) => status(202, await register(deps, body, ip(request, server))), {
       body: routeSchema(RegisterBody),
     })
@@ -36,7 +40,7 @@ export function authModule(deps: AppDeps) {
         Object.assign(set.headers, noStore)
         return refresh(deps, body)
       },
-      { body: routeSchema(RefreshTokenBody) }
+      { body: routeSchema(RefreshTokenBody), rateLimit: tokenLimit }
     )
     .post(
       '/logout',
@@ -44,6 +48,6 @@ export function authModule(deps: AppDeps) {
         await logout(deps, body)
         return status(204)
       },
-      { body: routeSchema(RefreshTokenBody) }
+      { body: routeSchema(RefreshTokenBody), rateLimit: tokenLimit }
     )
 }
