@@ -74,6 +74,8 @@ function printDemo(url: string, demo: { org_id: string; email: string; password:
   console.log(`
 Demo organization ready (development only, stored in DATA_DIR/demo-credentials.json)
   dashboard login : ${demo.email} / ${demo.password}   (${url}/dashboard)
+  demo page       : ${url}/demo   (the SDK with the public key below; move, type, scroll, then ask for the verdict)
+  API reference   : ${url}/docs
   public key      : ${demo.public_key}
   secret key      : ${demo.secret_key}
 
