@@ -89,7 +89,6 @@ function start(options: InitOptions): BssClient {
       flushIntervalMs: positive(options.flushIntervalMs, DEFAULTS.flushIntervalMs),
       maxBatch: positive(options.maxBatch, DEFAULTS.maxBatch),
       maxBuffer: positive(options.maxBuffer, DEFAULTS.maxBuffer),
-      windowSize: DEFAULTS.windowSize,
       maxRetries: DEFAULTS.maxRetries,
       backoffBaseMs: DEFAULTS.backoffBaseMs,
       backoffMaxMs: DEFAULTS.backoffMaxMs,

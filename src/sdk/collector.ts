@@ -1,6 +1,6 @@
 // The SDK's core: buffering, batching, the feature vector, sending and retrying.
 // It knows nothing about the DOM; client.ts gives it an Env, tests give it a fake one.
-import { extractFeatures } from '../modules/scoring/features'
+import { extractFeatures, FEATURE_WINDOW } from '../modules/scoring/features'
 import type { Signal } from '../modules/scoring/signals'
 import type { SignalFields } from './events'
 import type { SessionStore } from './session'
@@ -28,8 +28,6 @@ export type CollectorOptions = {
   flushIntervalMs: number
   maxBatch: number
   maxBuffer: number
-  /** signals kept for the feature vector */
-  windowSize: number
   maxRetries: number
   backoffBaseMs: number
   backoffMaxMs: number
@@ -39,7 +37,6 @@ export const DEFAULTS = {
   flushIntervalMs: 5000,
   maxBatch: 200,
   maxBuffer: 5000,
-  windowSize: 5000,
   maxRetries: 6,
   backoffBaseMs: 1000,
   backoffMaxMs: 60_000,
@@ -51,14 +48,16 @@ export const SESSION_MAX_MS = 29 * 60_000
 const KEEPALIVE_MAX_BYTES = 60_000
 const RETRY_AFTER_MAX_MS = 10 * 60_000
 
-type Batch = { body: string; count: number; attempt: number }
+/** id: its place in the order batches were handed to the network (0 until handed) */
+type Batch = { body: string; count: number; attempt: number; id: number }
 
 const r2 = (v: number) => Math.round(v * 100) / 100
 
 export function createCollector(env: Env, options: CollectorOptions, session: SessionStore) {
   const buffer: Signal[] = []
-  let featureWindow: Signal[] = []
   let lastT = 0
+  /** id of the batch handed to the network last */
+  let handed = 0
   /** a batch that failed and waits for its retry timer; it goes before anything newer */
   let retry: (Batch & { timer: unknown }) | null = null
   let inflight: Promise<void> | null = null
@@ -80,9 +79,6 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
       buffer.splice(0, overflow)
       stats.dropped += overflow
     }
-    featureWindow.push(signal)
-    // Trimmed in chunks so the common path stays a push.
-    if (featureWindow.length > options.windowSize * 1.25) featureWindow = featureWindow.slice(-options.windowSize)
     if (buffer.length >= options.maxBatch && !inflight && !retry) void run(null)
   }
 
@@ -98,25 +94,46 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
     session.rotate(old.start + offset)
     for (const s of buffer) s.t = r2(s.t - offset)
     lastT = buffer.length > 0 ? buffer[buffer.length - 1].t : 0
-    featureWindow = buffer.slice()
   }
 
   function makeBatch(signals: Signal[]): Batch {
     const current = session.get()
+    // The vector covers what the service will hold once it stores this batch: the session's batches
+    // handed to the network before it, in order, then this one; the last FEATURE_WINDOW signals.
+    const window = session.sent().concat(signals)
     const body = JSON.stringify({
       session_id: current.id,
       sdk_type: 'web',
       captured_at: new Date(env.wallClock()).toISOString(),
       signals,
-      features: extractFeatures(featureWindow),
+      features: extractFeatures(window.length > FEATURE_WINDOW ? window.slice(-FEATURE_WINDOW) : window),
     })
-    return { body, count: signals.length, attempt: 0 }
+    return { body, count: signals.length, attempt: 0, id: 0 }
+  }
+
+  /** The batch is on its way: the vectors of later batches include it. The caller saves the session. */
+  function handOver(batch: Batch, signals: Signal[]) {
+    session.addSent(signals)
+    batch.id = ++handed
   }
 
   function takeBatch(): Batch | null {
     if (buffer.length === 0) return null
     rotateIfOld()
-    return makeBatch(buffer.splice(0, options.maxBatch))
+    const signals = buffer.splice(0, options.maxBatch)
+    const batch = makeBatch(signals)
+    handOver(batch, signals)
+    session.save()
+    return batch
+  }
+
+  /** The service did not store the batch. When nothing was handed over after it, later vectors leave it out. */
+  function drop(batch: Batch) {
+    stats.dropped += batch.count
+    if (batch.id === handed) {
+      session.unsend(batch.count)
+      session.save()
+    }
   }
 
   function backoff(attempt: number, retryAfterHeader: string | null): number {
@@ -150,7 +167,7 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
     if (answer === null || answer.status >= 500 || answer.status === 429) {
       stats.failures++
       if (batch.attempt >= options.maxRetries) {
-        stats.dropped += batch.count
+        drop(batch)
         return
       }
       const delay = backoff(batch.attempt, answer?.headers.get('retry-after') ?? null)
@@ -164,7 +181,7 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
       return
     }
     // Any other 4xx will not get better by retrying.
-    stats.dropped += batch.count
+    drop(batch)
     if (answer.status === 409) {
       newSession()
     } else if (answer.status === 401 || answer.status === 403) {
@@ -223,14 +240,20 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
       stats.sent += retry.count
       retry = null
     }
-    while (buffer.length > 0) {
-      rotateIfOld()
-      const signals = buffer.slice(0, options.maxBatch)
-      const batch = makeBatch(signals)
-      if (!env.beacon(url, batch.body)) return
-      buffer.splice(0, signals.length)
-      stats.beacons++
-      stats.sent += batch.count
+    try {
+      while (buffer.length > 0) {
+        rotateIfOld()
+        const signals = buffer.slice(0, options.maxBatch)
+        const batch = makeBatch(signals)
+        if (!env.beacon(url, batch.body)) return
+        buffer.splice(0, signals.length)
+        handOver(batch, signals)
+        stats.beacons++
+        stats.sent += batch.count
+      }
+    } finally {
+      // Once, however many batches went: the next page load of the tab continues from here.
+      session.save()
     }
   }
 

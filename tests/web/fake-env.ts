@@ -10,6 +10,8 @@ export function fakeEnv(start = 1_700_000_000_000) {
   const timers = new Map<number, { at: number; fn: () => void }>()
   const posts: Sent[] = []
   const beacons: { url: string; body: any }[] = []
+  /** every body the service stored (a 2xx post or a queued beacon), in the order they went out */
+  const stored: any[] = []
   const warnings: string[] = []
   let answer: (n: number) => HttpAnswer | 'network-error' = () => ok(202)
   let beaconAccepts = true
@@ -29,11 +31,13 @@ export function fakeEnv(start = 1_700_000_000_000) {
       posts.push({ url, body: JSON.parse(body), headers, keepalive, at: now })
       const a = answer(posts.length)
       if (a === 'network-error') throw new TypeError('Failed to fetch')
+      if (a.status >= 200 && a.status < 300) stored.push(posts.at(-1)!.body)
       return a
     },
     beacon(url, body) {
       if (!beaconAccepts) return false
       beacons.push({ url, body: JSON.parse(body) })
+      stored.push(beacons.at(-1)!.body)
       return true
     },
     random: () => 0.5,
@@ -60,6 +64,7 @@ export function fakeEnv(start = 1_700_000_000_000) {
     env,
     posts,
     beacons,
+    stored,
     warnings,
     advance,
     get now() {
@@ -94,11 +99,22 @@ export function memoryStorage() {
 
 export const PUBLIC_KEY = 'svc_live_pk_' + 'a'.repeat(32)
 
-export function collectorWith(options: Partial<CollectorOptions> = {}) {
-  const fake = fakeEnv()
-  const storage = memoryStorage()
-  let ids = 0
-  const session = createSessionStore(storage, fake.now, () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`)
+let ids = 0
+export const nextSessionId = () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`
+
+type StorageLike = { getItem(key: string): string | null; setItem(key: string, value: string): void }
+
+/**
+ * A collector on a fake env. Pass the `fake` and `storage` of an earlier one to model the next
+ * page load in the same tab: same clock and network, same sessionStorage, a fresh collector.
+ */
+export function collectorWith(
+  options: Partial<CollectorOptions> = {},
+  tab: { fake?: ReturnType<typeof fakeEnv>; storage?: StorageLike | null } = {}
+) {
+  const fake = tab.fake ?? fakeEnv()
+  const storage = tab.storage === undefined ? memoryStorage() : tab.storage
+  const session = createSessionStore(storage, fake.now, nextSessionId)
   const collector = createCollector(fake.env, { publicKey: PUBLIC_KEY, endpoint: 'https://api.test/', ...DEFAULTS, ...options }, session)
   return { fake, collector, storage, session }
 }

@@ -76,16 +76,6 @@ describe('SDK collector: batching', () => {
     expect(fake.posts.map((p) => p.body.signals.length)).toEqual([200, 200, 50])
     expect(collector.stats()).toMatchObject({ sent: 450, buffered: 0 })
   })
-
-  it('computes the feature vector over a bounded window of the session', async () => {
-    const { fake, collector } = collectorWith({ windowSize: 1000 })
-    for (let i = 0; i < 3000; i++) collector.record(move(i % 500), fake.now + i * 16)
-    await collector.flush()
-    const last = fake.posts.at(-1)!.body.features
-    // Feature 0 is log(1 + moves): it sees at most 1.25 × 1000 moves, not 3000.
-    expect(last[0]).toBeLessThanOrEqual(Math.log(1 + 1250) + 1e-9)
-    expect(last[0]).toBeGreaterThanOrEqual(Math.log(1 + 1000) - 1e-9)
-  })
 })
 
 describe('SDK collector: retries', () => {
