@@ -98,6 +98,18 @@ function useContractErrorCodes(): Plugin {
   }
 }
 
+/**
+ * Media types are case-insensitive (RFC 9110) but Yoga matches `application/json` exactly: for
+ * `APPLICATION/JSON` it answered an empty 415 without a GraphQL error. It gets the header lower-cased.
+ */
+function withLowerCaseContentType(request: Request): Request {
+  const type = request.headers.get('content-type')
+  if (!type || type === type.toLowerCase()) return request
+  const headers = new Headers(request.headers)
+  headers.set('content-type', type.toLowerCase())
+  return new Request(request, { headers })
+}
+
 export function buildSchema(parts: GraphQLPart[]) {
   return createSchema<GraphQLContext>({
     typeDefs: parts.map((p) => p.typeDefs),
@@ -146,7 +158,7 @@ export function graphqlModule(deps: AppDeps, options: { parts?: GraphQLPart[]; l
       if (type !== 'application/json' && type !== 'application/graphql+json') {
         return graphqlErrorResponse(415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json')
       }
-      return yoga.handleRequest(request, { principal })
+      return yoga.handleRequest(withLowerCaseContentType(request), { principal })
     },
     // Yoga reads the body itself: a non-undefined result here stops Elysia's default parser from consuming it.
     { parse: () => null }
