@@ -7,6 +7,7 @@ export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
 const ALG = 'HS256'
 const ISSUER = 'bss'
 const AUDIENCE = 'bss-dashboard'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export type AccessTokens = {
   sign(claims: AccessClaims): Promise<string>
@@ -25,6 +26,8 @@ export function createAccessTokens(secret: string): AccessTokens {
       if (!payload) return null
       const { sub, org, role } = payload as Record<string, unknown>
       if (typeof sub !== 'string' || typeof org !== 'string' || (role !== 'owner' && role !== 'admin' && role !== 'member')) return null
+      // Ids reach uuid columns: a signed token with other ids (e.g. forged with the public dev secret) was a 500.
+      if (!UUID.test(sub) || !UUID.test(org)) return null
       return { sub, org, role }
     },
   }
