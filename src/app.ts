@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { ApiError, errorBody, isDatabaseUnavailable, issuesToDetails, type ErrorCode } from './errors'
 import { mediaType, parseJson, readBodyLimited, requestIdFrom } from './lib/http'
+import { lifecycle } from './lib/lifecycle'
 import { authModule } from './modules/auth'
 import { demoModule } from './modules/demo'
 import { graphqlModule } from './modules/graphql'
@@ -47,6 +48,7 @@ export function httpCore(deps: AppDeps) {
       set.headers['x-content-type-options'] = 'nosniff'
       set.headers['x-frame-options'] = 'DENY'
       set.headers['referrer-policy'] = 'no-referrer'
+      if (lifecycle.draining) set.headers['connection'] = 'close'
     })
     .onParse({ as: 'global' }, async ({ request, path }) => {
       if (RAW_BODY_PATHS.has(path) || request.method === 'OPTIONS') return

@@ -32,6 +32,7 @@ const EnvSchema = v.object({
   RATE_LIMIT_IP_PER_MIN: v.optional(int(1, 1_000_000), '60'),
   RATE_LIMIT_AUTH_PER_MIN: v.optional(int(1, 1_000_000), '20'),
   SHUTDOWN_GRACE_MS: v.optional(int(0, 600_000), '10000'),
+  SHUTDOWN_DRAIN_MS: v.optional(int(0, 600_000), '0'),
 })
 
 export type Config = {
@@ -54,6 +55,7 @@ export type Config = {
   keyCacheTtlMs: number
   rateLimits: { keyPerMin: number; orgPerMin: number; ipPerMin: number; authPerMin: number }
   shutdownGraceMs: number
+  shutdownDrainMs: number
 }
 
 export class ConfigError extends Error {}
@@ -96,5 +98,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       authPerMin: e.RATE_LIMIT_AUTH_PER_MIN,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
   }
 }

@@ -5,6 +5,7 @@ import { migrate } from './db/migrate'
 import type { AppDeps } from './deps'
 import { createAccessTokens } from './lib/access-token'
 import { systemClock } from './lib/clock'
+import { lifecycle } from './lib/lifecycle'
 import { createLogger } from './lib/log'
 import { outboxMailer, smtpMailer } from './lib/mailer'
 import { MemoryRateLimiter, type RateLimiter } from './lib/ratelimit'
@@ -53,7 +54,9 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    log.info('shutting down', { signal })
+    log.info('shutting down', { signal, drain_ms: config.shutdownDrainMs })
+    lifecycle.draining = true
+    if (config.shutdownDrainMs > 0) await Bun.sleep(config.shutdownDrainMs)
     // Bun's stop() without force lets in-flight requests finish and refuses new connections.
     const forced = setTimeout(() => app.server?.stop(true), config.shutdownGraceMs)
     await app.stop()

@@ -28,28 +28,7 @@ describe('graceful shutdown under load', () => {
     const orgId = await createOrganization(db.sql, { name: 'Shutdown', planId: 'enterprise' })
     const { secretKey } = await createKeyPair(db.sql, orgId, { name: 'k', sdkType: 'server' })
 
-    const child = Bun.spawn([process.execPath, 'run', join(import.meta.dir, '../../src/main.ts')], {
-      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '1000000' },
-      stdout: 'pipe',
-      stderr: 'inherit',
-    })
-    const reader = child.stdout.getReader()
-    let output = ''
-    let base = ''
-    while (!base) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error(`service exited before listening:\n${output}`)
-      output += new TextDecoder().decode(value)
-      base = /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1] ?? ''
-    }
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) break
-        output += new TextDecoder().decode(value)
-      }
-    })()
-
+    const { child, base, output } = await startService(url)
     type Outcome = { status: number; error?: string; session: string; capturedAt: string }
     const outcomes: Outcome[] = []
     let refused = false
@@ -88,7 +67,7 @@ describe('graceful shutdown under load', () => {
 
     expect(exitCode).toBe(0)
     expect(inFlightBefore).toBeGreaterThan(10)
-    expect(output).toContain('"msg":"stopped"')
+    expect(output()).toContain('"msg":"stopped"')
     const answered = outcomes.filter((o) => o.status !== 0)
     expect(answered.filter((o) => o.status !== 200)).toEqual([])
 
@@ -105,9 +84,52 @@ describe('graceful shutdown under load', () => {
     // the server had not read the request) must not have been processed: the server never took it.
     const reset = outcomes.filter((o) => o.status === 0)
     expect(reset.filter((o) => keys.has(`${o.session}|${o.capturedAt}`))).toEqual([])
-    const served = (output.match(/"route":"\/v1\/ingest"/g) ?? []).length
+    const served = (output().match(/"route":"\/v1\/ingest"/g) ?? []).length
     expect(served).toBe(answered.length) // every request the server handled was answered
     console.log(`shutdown: ${answered.length} requests answered 200 (${answered.length - inFlightBefore} after SIGTERM), ${reset.length} connections reset unread at the listener close, ${stored.length} batches stored, exit ${exitCode}`)
     await db.close()
   })
+
+  it.skipIf(!onPostgres)('with SHUTDOWN_DRAIN_MS, keeps serving while /ready says 503, then stops', async () => {
+    const db = await openDb({ url, poolMax: 1 })
+    const [org] = await db.sql`select org_id from organizations limit 1`
+    const { secretKey } = await createKeyPair(db.sql, org!.org_id, { name: 'drain', sdkType: 'server' })
+    const { child, base, output } = await startService(url, { SHUTDOWN_DRAIN_MS: '1500' })
+    child.kill('SIGTERM')
+    await Bun.sleep(200)
+    const ready = await fetch(`${base}/ready`)
+    expect(ready.status).toBe(503)
+    const res = await fetch(`${base}/v1/org/usage`, { headers: { 'x-api-key': secretKey } })
+    expect(res.status).toBe(200) // still served while draining
+    expect(res.headers.get('connection')).toBe('close')
+    expect(await child.exited).toBe(0)
+    expect(output()).toContain('"drain_ms":1500')
+    await db.close()
+  })
 })
+
+/** Starts src/main.ts on PostgreSQL on a free port; resolves once it listens. */
+async function startService(databaseUrl: string, env: Record<string, string> = {}) {
+  const child = Bun.spawn([process.execPath, 'run', join(import.meta.dir, '../../src/main.ts')], {
+    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '1000000', ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const reader = child.stdout.getReader()
+  let text = ''
+  let base = ''
+  while (!base) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`service exited before listening:\n${text}`)
+    text += new TextDecoder().decode(value)
+    base = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1] ?? ''
+  }
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+  })()
+  return { child, base, output: () => text }
+}
