@@ -17,6 +17,7 @@ import { humanSession } from '../src/modules/scoring/synth/human'
 import { createRng } from '../src/modules/scoring/synth/prng'
 import type { Signal } from '../src/modules/scoring/signals'
 import { createOrganization } from '../tenants/provision'
+import { waitFor } from './lib'
 
 const SIGNALS_PER_BATCH = 200
 
@@ -130,17 +131,6 @@ async function main() {
   }
 }
 
-async function waitFor(url: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await fetch(url)
-      return
-    } catch {
-      await Bun.sleep(100)
-    }
-  }
-  throw new Error(`${url} did not come up`)
-}
 
 /** Pointer/keyboard/scroll streams from the scoring module's synthetic humans, cut into 200-event batches. */
 function makeWorkload(batchesPerSession: number) {

@@ -9,6 +9,7 @@ import postgres from 'postgres'
 import { createAccessTokens } from '../src/lib/access-token'
 import { createKeyPair } from '../src/modules/keys/service'
 import { createOrganization, createUser } from '../tenants/provision'
+import { waitFor } from './lib'
 
 const RATE = Number(process.env.BENCH_RATE ?? 180)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 600)
@@ -103,17 +104,6 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024
 }
 
-async function waitFor(target: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await fetch(target)
-      return
-    } catch {
-      await Bun.sleep(100)
-    }
-  }
-  throw new Error(`${target} did not come up`)
-}
 
 /** The i-th request of a realistic mix: mostly SDK batches, then backend reads, dashboard and public pages. */
 function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string }) {
