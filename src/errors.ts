@@ -39,8 +39,12 @@ export function errorBody(code: ErrorCode, message: string, requestId: string, d
 /** Standard Schema / valibot issues → the contract's details list, paths like `signals[3].k`. */
 type Issue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }
 export function issuesToDetails(issues: ReadonlyArray<Issue>, max = 20): ErrorDetail[] {
-  return issues.slice(0, max).map((issue) => ({ path: formatPath(issue.path), message: issue.message }))
+  return issues.slice(0, max).map((issue) => ({ path: formatPath(issue.path), message: withoutReceived(issue.message) }))
 }
+
+// valibot's default messages end with "but received <the value>": an error must not echo input back
+// (it may be a password, or 100 KB long).
+const withoutReceived = (message: string) => message.replace(/ but received [\s\S]*$/, '')
 
 function formatPath(path: Issue['path']): string {
   if (!path || path.length === 0) return 'body'

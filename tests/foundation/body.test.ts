@@ -75,6 +75,14 @@ describe('request bodies', () => {
     expect(paths).toContain('items[1].k')
   })
 
+  it('never echoes the submitted value in a validation message', async () => {
+    const res = await post(JSON.stringify({ n: 'hunter2-my-password' }))
+    expect(res.status).toBe(400)
+    const text = await res.text()
+    expect(text).not.toContain('hunter2')
+    expect(JSON.parse(text).error.details[0]).toEqual({ path: 'n', message: 'Invalid type: Expected number' })
+  })
+
   it('never leaks a stack trace on a bug: 500 internal, details only in the log', async () => {
     const res = await app.handle(new Request('http://localhost/boom', { headers: { 'x-request-id': 'boom-1' } }))
     expect(res.status).toBe(500)

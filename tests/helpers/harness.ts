@@ -152,7 +152,8 @@ class SecretLedger {
   private walk(value: unknown, depth: number) {
     if (depth > 20 || value === null || typeof value !== 'object') return
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      if (typeof v === 'string' && SECRET_FIELDS.test(key) && v.length >= 6) this.values.set(v, key)
+      // `code` is a one-time code only when it is six digits (error envelopes have a `code` too).
+      if (typeof v === 'string' && SECRET_FIELDS.test(key) && (key === 'code' ? /^\d{6}$/.test(v) : v.length >= 6)) this.values.set(v, key)
       // Mails in the dev outbox carry one-time codes in their text.
       if (typeof v === 'string' && key === 'text') for (const code of v.match(/\b\d{6}\b/g) ?? []) this.values.set(code, 'mailed code')
       this.walk(v, depth + 1)
