@@ -107,6 +107,8 @@ function rssMb(pid: number): number {
 
 /** The i-th request of a realistic mix: mostly SDK batches, then backend reads, dashboard and public pages. */
 function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string }) {
+  /** sessions still taking batches (each ends after 5, as a short page visit does) and recent ones to read back */
+  const open: { id: string; batches: number }[] = []
   const sessions: string[] = []
   const json = (body: unknown, headers: Record<string, string> = {}) => ({
     method: 'POST',
@@ -126,12 +128,15 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
     const slot = i % 20
     if (slot < 12) {
       // 60%: SDK batches, one new session in four, the rest continue recent sessions (up to 5 batches).
-      const fresh = slot % 4 === 0 || sessions.length === 0
-      const session = fresh ? crypto.randomUUID() : sessions[Math.floor(Math.random() * sessions.length)]!
-      if (fresh) {
-        sessions.push(session)
-        if (sessions.length > 50) sessions.shift()
+      let entry = slot % 4 === 0 || open.length === 0 ? undefined : open[Math.floor(Math.random() * open.length)]
+      if (!entry) {
+        entry = { id: crypto.randomUUID(), batches: 0 }
+        open.push(entry)
+        sessions.push(entry.id)
+        if (sessions.length > 200) sessions.shift()
       }
+      if (++entry.batches >= 5) open.splice(open.indexOf(entry), 1)
+      const session = entry.id
       const key = slot % 3 === 0 ? keys.secretKey : keys.publicKey
       return { path: '/v1/ingest', init: json(batch(session, i), { 'x-api-key': key }) }
     }
