@@ -5,8 +5,8 @@
 // polled at its report rate, quantised to device pixels and delivered once
 // per display frame with the coalesced sample count `n`, as browsers do.
 // Keys use log-normal hold and latency (rollover emerges when a latency is
-// shorter than the previous hold); scrolls come from wheels, smooth trackpads
-// or smooth trackpads; touch flings scroll without wheel events.
+// shorter than the previous hold); scrolls come from wheels or smooth
+// trackpads; touch flings scroll without wheel events.
 import type { KeyClass, Signal } from '../signals'
 import type { Rng } from './prng'
 import {
