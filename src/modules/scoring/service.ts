@@ -59,8 +59,19 @@ export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
   return hcs >= HUMAN_VERIFIED_MIN ? 'human_verified' : hcs >= BOT_BELOW ? 'suspicious' : 'bot'
 }
 
-function judge(features: readonly number[], findings: readonly Finding[]): ScoreResult {
-  const m3 = humanProbability(M3_MODEL, features)
+/**
+ * What scoreSession decides before the model runs: the vector the trees score
+ * and the integrity checks that failed; null for a malformed client vector
+ * (no trees run). None of it depends on the model.
+ */
+export type SessionEvidence = { features: number[]; findings: Finding[] } | null
+
+/** the model's score capped by every failed check, the verdict and the reasons */
+export function judgeEvidence(model: M3Model, evidence: SessionEvidence): ScoreResult {
+  if (model.feature_version !== FEATURE_VERSION) throw new Error(`model ${model.model_version} was trained on features v${model.feature_version}, extractor is v${FEATURE_VERSION}`)
+  if (!evidence) return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
+  const { features, findings } = evidence
+  const m3 = humanProbability(model, features)
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10
   // A failed integrity check is evidence enough, however short the session.
   const enough = sufficient(features) || findings.length > 0
@@ -69,31 +80,39 @@ function judge(features: readonly number[], findings: readonly Finding[]): Score
   reasons.push(...behaviourReasons(features, verdict === 'human_verified'))
   if (!enough) reasons.push('insufficient_interaction')
   else if (!reasons.length) reasons.push('low_model_score')
-  return { hcs, m3_score: Math.round(m3 * 1e4) / 1e4, verdict, reasons, model_version: MODEL_VERSION }
+  return { hcs, m3_score: Math.round(m3 * 1e4) / 1e4, verdict, reasons, model_version: model.model_version }
 }
-
-const invalid = (): ScoreResult => ({ hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: MODEL_VERSION })
 
 /** a vector from outside (demo, server-side batch): sanity only */
-function foreignVector(features: readonly number[], extra: readonly Finding[]): ScoreResult {
-  if (!isFeatureVector(features)) return invalid()
+function foreignEvidence(features: readonly number[], extra: readonly Finding[]): SessionEvidence {
+  if (!isFeatureVector(features)) return null
   const sanity = featureSanity(features)
   // Clamped, so the trees see only what the extractor could have produced.
-  return judge(features.map(clampFeature), sanity ? [sanity, ...extra] : extra)
+  return { features: features.map(clampFeature), findings: sanity ? [sanity, ...extra] : [...extra] }
 }
 
-export function scoreFeatures(features: readonly number[]): ScoreResult {
-  return foreignVector(features, [])
-}
-
-export function scoreSession(input: SessionScoreInput): ScoreResult {
+/** everything scoreSession checks, without the model (evaluation scores it with other models) */
+export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
   const { signals, clientFeatures, replayed } = input
   const extra = replayed ? [REPLAYED] : []
   if (signals.length === 0) {
     const untrusted = isFeatureVector(clientFeatures) ? untrustedVectorFinding(clientFeatures[F.untrusted_share]) : undefined
-    return foreignVector(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
+    return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
   const features = extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
   const mismatch = featureMismatch(clientFeatures, features)
-  return judge(features, [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra])
+  return { features, findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
+}
+
+/** scoreSession with another model (the leave-one-family-out models of `npm run eval`); ingest uses scoreSession */
+export function scoreSessionWith(model: M3Model, input: SessionScoreInput): ScoreResult {
+  return judgeEvidence(model, sessionEvidence(input))
+}
+
+export function scoreFeatures(features: readonly number[]): ScoreResult {
+  return judgeEvidence(M3_MODEL, foreignEvidence(features, []))
+}
+
+export function scoreSession(input: SessionScoreInput): ScoreResult {
+  return scoreSessionWith(M3_MODEL, input)
 }

@@ -31,7 +31,7 @@ export const DEFAULT_PARAMS: Omit<GbdtParams, 'seed'> = {
 }
 
 /** 60% train, 20% calibration, 20% test, by position in each family's stream */
-const splitOf = (i: number): Split => (i % 5 === 3 ? 'calibration' : i % 5 === 4 ? 'test' : 'train')
+export const splitOf = (i: number): Split => (i % 5 === 3 ? 'calibration' : i % 5 === 4 ? 'test' : 'train')
 
 export function sessionFor(seed: number, family: Family, i: number): Signal[] {
   const rng = createRng(deriveSeed(seed, family, i))
