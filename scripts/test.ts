@@ -2,7 +2,7 @@
  * `npm test`: runs the whole suite twice, on the embedded PGlite and on the PostgreSQL server
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test). Without a reachable server the
  * PostgreSQL run is skipped with a loud message, unless REQUIRE_POSTGRES=1 (CI), which makes it a failure.
- * Extra arguments are passed to `bun test` (e.g. a path filter).
+ * Extra arguments are passed to `bun test` (e.g. a path filter). The TypeScript typecheck runs first.
  */
 import postgres from 'postgres'
 
@@ -42,6 +42,14 @@ async function postgresReachable(): Promise<boolean> {
   } finally {
     await sql.end({ timeout: 1 }).catch(() => {})
   }
+}
+
+console.log('=== typecheck (tsc --noEmit) ===')
+const tsc = Bun.spawnSync([process.execPath, 'x', 'tsc', '--noEmit', '-p', '.'], { stdout: 'inherit', stderr: 'inherit' })
+if (tsc.exitCode !== 0) {
+  console.error('typecheck failed')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
 }
 
 const runs: Run[] = [await runSuite('PGlite (embedded)', { TEST_DB: 'pglite' })]

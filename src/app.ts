@@ -108,7 +108,8 @@ export function httpCore(deps: AppDeps) {
 export function buildApp(deps: AppDeps) {
   const documentation = {
     info: { title: 'Behavioral Scoring Service', version: API_VERSION, description: 'Contract: shared/API.md. GraphQL is served at POST /graphql.' },
-    paths: {} as Record<string, unknown>,
+    // Filled by documentBodies once the routes exist (path items are plain JSON here).
+    paths: {} as Record<string, any>,
   }
   const app = new Elysia({ name: 'bss' })
     .use(httpCore(deps))
@@ -140,7 +141,7 @@ const jsonSchema = (schema: any) => toJsonSchema(schema, { errorMode: 'ignore' }
  * here goes through httpCore's own parser: so the documented request bodies are filled in from
  * the routes' valibot schemas, the single source of the shapes.
  */
-function documentBodies(app: { routes: { method: string; path: string; hooks: { body?: unknown } }[] }, paths: Record<string, unknown>) {
+function documentBodies(app: { routes: { method: string; path: string; hooks: { body?: unknown } }[] }, paths: Record<string, any>) {
   for (const route of app.routes) {
     const body = route.hooks.body as { '~standard'?: { vendor: string } } | undefined
     if (route.method !== 'POST' || body?.['~standard']?.vendor !== 'valibot') continue
