@@ -85,13 +85,17 @@ try {
     const rss = samples.filter((s) => s.t <= (i + 1) * 60).pop()?.rssMb ?? NaN
     console.log(`| ${i + 1} | ${l.length} | ${pct(0.5)} | ${pct(0.99)} | ${JSON.stringify(m.statuses)} | ${rss.toFixed(1)} |`)
   })
+  // RSS saws up and down with garbage collection: compare the median of the first and of the last
+  // minute after warm-up (the trend), and report the band the samples stayed in.
   const after = samples.filter((s) => s.t >= WARMUP)
-  const first = after[0]!.rssMb
-  const max = Math.max(...after.map((s) => s.rssMb))
-  const last = after[after.length - 1]!.rssMb
-  const growth = ((max - first) / first) * 100
-  console.log(`\nRSS after warm-up ${first.toFixed(1)} MB, max ${max.toFixed(1)} MB, last ${last.toFixed(1)} MB: ` +
-    `${growth.toFixed(1)}% above the post-warm-up start (${growth <= 10 ? 'flat within 10%' : 'NOT flat within 10%'})`)
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const firstMinute = median(after.filter((s) => s.t < WARMUP + 60).map((s) => s.rssMb))
+  const lastMinute = median(after.filter((s) => s.t >= SECONDS - 60).map((s) => s.rssMb))
+  const trend = ((lastMinute - firstMinute) / firstMinute) * 100
+  const band = after.map((s) => s.rssMb)
+  console.log(`\nRSS after warm-up: median of the first minute ${firstMinute.toFixed(1)} MB, of the last minute ${lastMinute.toFixed(1)} MB ` +
+    `(${trend >= 0 ? '+' : ''}${trend.toFixed(1)}%: ${Math.abs(trend) <= 10 ? 'flat within 10%' : 'NOT flat within 10%'}); ` +
+    `samples between ${Math.min(...band).toFixed(1)} and ${Math.max(...band).toFixed(1)} MB`)
 } finally {
   service.kill()
   await service.exited
