@@ -2,7 +2,9 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { clientIp } from '../../lib/client-ip'
 import { routeSchema } from '../../lib/validation'
+import { startPeriodic } from '../../lib/periodic'
 import { rateLimit } from '../ratelimit'
+import { AUTH_PURGE_EVERY_MS, purgeExpiredAuth } from './maintenance'
 import { LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from './model'
 import { passwords } from './passwords'
 import { login, logout, refresh, register, verifyOtp } from './service'
@@ -18,8 +20,13 @@ export function authModule(deps: AppDeps) {
   const noStore = { 'cache-control': 'no-store' }
   // Refresh tokens are unguessable; this ceiling only keeps one client from hammering the token table.
   const tokenLimit = { scope: 'ip' as const, name: 'auth-token', perMinute: deps.config.rateLimits.authPerMin * 6 }
+  const stopPurge = startPeriodic(deps, 'auth purge', AUTH_PURGE_EVERY_MS, async () => {
+    const purged = await purgeExpiredAuth(deps.db, deps.clock.now())
+    return purged.challenges + purged.refresh_tokens > 0 ? purged : null
+  })
   return new Elysia({ name: 'auth', prefix: '/auth' })
     .use(rateLimit(deps))
+    .onStop(stopPurge)
     .post('/register', async ({ body, request, server, status }) => status(202, await register(deps, body, ip(request, server))), {
       body: routeSchema(RegisterBody),
     })

@@ -10,7 +10,7 @@ import { getSessionResult, ingestBatch, quotaHeaders, startRetention } from './s
 /** POST /v1/ingest (SDK batches) and GET /v1/session/:session_id (stored results). */
 export function ingestModule(deps: AppDeps) {
   const { db, clock, config } = deps
-  const stopRetention = config.env === 'test' ? () => {} : startRetention(deps)
+  const stopRetention = startRetention(deps)
   return new Elysia({ name: 'ingest', prefix: '/v1' })
     .use(tenancy(deps))
     .use(rateLimit(deps))

@@ -3,6 +3,7 @@ import type { Db, Sql, Tx } from '../../db'
 import type { AppDeps } from '../../deps'
 import { ApiError } from '../../errors'
 import { monthStartUtc, nextMonthStartUtc, secondsUntil } from '../../lib/clock'
+import { startPeriodic } from '../../lib/periodic'
 import type { Signal } from '../scoring/signals'
 import type { IngestBody } from './model'
 import { fingerprint, score } from './scoring'
@@ -215,16 +216,8 @@ const PURGE_EVERY_MS = 3600_000
 
 /** Runs purgeOldSignals every hour (and once a minute after start); returns the stop function. */
 export function startRetention(deps: AppDeps): () => void {
-  const run = () =>
-    purgeOldSignals(deps.db, deps.clock.now(), deps.config.retentionDays)
-      .then((purged) => purged > 0 && deps.log.info('retention purge', { batches: purged, retention_days: deps.config.retentionDays }))
-      .catch((error: unknown) => deps.log.warn('retention purge failed', { error: String((error as Error)?.message ?? error) }))
-  const first = setTimeout(run, 60_000)
-  const every = setInterval(run, PURGE_EVERY_MS)
-  first.unref()
-  every.unref()
-  return () => {
-    clearTimeout(first)
-    clearInterval(every)
-  }
+  return startPeriodic(deps, 'retention purge', PURGE_EVERY_MS, async () => {
+    const purged = await purgeOldSignals(deps.db, deps.clock.now(), deps.config.retentionDays)
+    return purged > 0 ? { batches: purged, retention_days: deps.config.retentionDays } : null
+  })
 }
