@@ -200,6 +200,28 @@ describe('replayed trajectories', () => {
     expect(prints[0]!.fingerprint).toBe(prints[1]!.fingerprint)
   })
 
+  it('flags a replayed touch trajectory (a mobile session without mouse moves) too', async () => {
+    // three swipes up, each a ts … te run; moves vary like a fling's
+    const swipes = [0, 1, 2].flatMap((k) =>
+      Array.from({ length: 12 }, (_, i) => ({
+        t: k * 900 + i * 16,
+        k: i === 0 ? 'ts' : i === 11 ? 'te' : 'tm',
+        x: 180 + k * 7 + Math.round(4 * Math.sin(i / 2 + k)),
+        y: 600 - Math.round(250 * (1 - Math.cos((Math.PI * i) / 11)) / 2) - k * i,
+        r: 20,
+      })),
+    )
+    const original = await ingest(h, h.a.secretKey, makeBatch(h, { signals: swipes }))
+    expect(original.status).toBe(200)
+    expect(original.body.reasons).not.toContain('replayed_trajectory')
+    const copy = makeBatch(h, { signals: swipes.map((e) => ({ ...e, t: e.t + 2_000, x: e.x - 15, y: e.y + 30 })) })
+    const replayed = await ingest(h, h.a.secretKey, copy)
+    expect(replayed.body.reasons).toContain('replayed_trajectory')
+    const [row] = await h.deps.db.sql<{ fingerprint: string | null }[]>`
+      select fingerprint from sessions where org_id = ${h.a.orgId} and session_id = ${copy.session_id}`
+    expect(row!.fingerprint).toMatch(/^tt1:[0-9a-f]{16}$/)
+  })
+
   it("does not compare with other organizations' sessions", async () => {
     const other = await ingest(h, h.b.secretKey, makeBatch(h, { signals: path }))
     expect(other.status).toBe(200)

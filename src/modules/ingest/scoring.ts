@@ -6,7 +6,7 @@ export function score(input: SessionScoreInput): ScoreResult {
   return scoreSession(input)
 }
 
-/** Fingerprint of a session's pointer trajectory (replay detection), or null when it has too few moves. */
+/** Fingerprint of a session's pointer or touch trajectory (replay detection), or null when it has too little movement. */
 export function fingerprint(signals: readonly Signal[]): string | null {
   return trajectoryFingerprint(signals)
 }

@@ -126,15 +126,16 @@ for (const r of scoreStream(shipped, humanEntries)) {
 console.log(`- humans: ${DATASET_SIZE.humans}; hcs < 30: ${below30} (${pct(below30, DATASET_SIZE.humans)}); flagged as replayed: ${humanEntries.filter((e) => e.replayed).length}`)
 console.log(`- verdicts: ${Object.entries(verdicts).map(([v, n]) => `${v} ${fmt((n / DATASET_SIZE.humans) * 100, 1)}%`).join(', ')}`)
 
-let withFingerprint = 0
-let matched = 0
+const checks = { tf1: { with: 0, matched: 0 }, tt1: { with: 0, matched: 0 } }
 const replays = DATASET_SIZE.botsPerFamily
 for (let i = 0; i < replays; i++) {
   const { signals, source } = replaySession(createRng(deriveSeed(EVAL_SEED, 'replay-fingerprint', i)))
-  const fp = trajectoryFingerprint(signals)
+  const fp = trajectoryFingerprint(source)
   if (fp === null) continue
-  withFingerprint++
-  if (fp === trajectoryFingerprint(source)) matched++
+  const kind = checks[fp.slice(0, 3) as keyof typeof checks]
+  kind.with++
+  if (fp === trajectoryFingerprint(signals)) kind.matched++
 }
-console.log(`- replays whose fingerprint equals their source's: ${matched} of ${withFingerprint} with a pointer trajectory (${replays - withFingerprint} touch-only replays have none)`)
+const none = replays - checks.tf1.with - checks.tt1.with
+console.log(`- replays whose fingerprint equals their source's: pointer (tf1) ${checks.tf1.matched} of ${checks.tf1.with}, touch (tt1) ${checks.tt1.matched} of ${checks.tt1.with}; ${none} sources have no fingerprint`)
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`)
