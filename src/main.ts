@@ -41,15 +41,8 @@ async function main() {
     limiter,
     tokens: createAccessTokens(config.jwtSecret),
   }
-  const app = buildApp(deps).listen({ port: config.port, hostname: config.host })
-  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${app.server!.port}`
-  log.info('listening', { url, database: db.kind, mail: deps.mailer.transport, env: config.env })
-
-  if (db.kind === 'pglite' && config.env !== 'production') {
-    const demo = await provisionDemo(db.sql, config.dataDir)
-    if (demo) printDemo(url, demo)
-  }
-
+  const app = buildApp(deps)
+  // Signal handlers go in before the port opens: a SIGTERM right after start is still graceful.
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -68,6 +61,15 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+
+  app.listen({ port: config.port, hostname: config.host })
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${app.server!.port}`
+  log.info('listening', { url, database: db.kind, mail: deps.mailer.transport, env: config.env })
+
+  if (db.kind === 'pglite' && config.env !== 'production') {
+    const demo = await provisionDemo(db.sql, config.dataDir)
+    if (demo) printDemo(url, demo)
+  }
 }
 
 function printDemo(url: string, demo: { org_id: string; email: string; password: string; public_key: string; secret_key: string }) {
