@@ -1,29 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Browser, Page } from 'playwright-core'
-import { eventually, findChromium, launchChromium, screenshotPath, screenshotsWanted, startServer, warnChromiumMissing, type Server } from './support'
+import { describe, expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { eventually, inBrowser, screenshotPath, screenshotsWanted } from './support'
 
-const chromiumPath = findChromium()
-
-if (!chromiumPath) {
-  warnChromiumMissing()
-  it.skip('SKIPPED: chromium missing', () => {})
-} else {
-  let server: Server
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startServer()
-    browser = await launchChromium(chromiumPath)
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  }, 60_000)
-
+inBrowser((env) => {
   /** The newest code mailed to `email`, from the development outbox. */
   async function codeFor(email: string, after = 0): Promise<string> {
     return eventually(async () => {
-      const res = await fetch(`${server.url}/dev/mail?to=${encodeURIComponent(email)}`)
+      const res = await fetch(`${env.server.url}/dev/mail?to=${encodeURIComponent(email)}`)
       const { messages } = (await res.json()) as { messages: { text: string; created_at: string }[] }
       const fresh = messages.filter((m) => Date.parse(m.created_at) >= after)
       return fresh[0]?.text.match(/\b(\d{6})\b/)?.[1]
@@ -34,8 +17,8 @@ if (!chromiumPath) {
 
   describe('dashboard in Chromium', () => {
     it('registers with the e-mailed code, shows usage, creates a key whose secret is shown once, revokes it', async () => {
-      const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } })
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+      const context = await env.browser.newContext({ viewport: { width: 1200, height: 1000 } })
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url })
       const page = await context.newPage()
       const problems: string[] = []
       page.on('console', (m) => {
@@ -46,7 +29,7 @@ if (!chromiumPath) {
       const email = `e2e-${crypto.randomUUID().slice(0, 8)}@example.test`
       const password = 'a-long-enough-password'
       try {
-        await page.goto(`${server.url}/dashboard`)
+        await page.goto(`${env.server.url}/dashboard`)
         await page.getByRole('button', { name: 'Create account' }).click()
         await page.getByLabel('Organization').fill('E2E Widgets')
         await page.getByLabel('Your name (optional)').fill('Erin Example')
@@ -85,7 +68,7 @@ if (!chromiumPath) {
         if (copied !== null) expect(copied).toBe(secret)
 
         // The secret really is this organization's: the service accepts it.
-        const usage = await fetch(`${server.url}/v1/org/usage`, { headers: { 'x-api-key': secret } })
+        const usage = await fetch(`${env.server.url}/v1/org/usage`, { headers: { 'x-api-key': secret } })
         expect(usage.status).toBe(200)
 
         if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('dashboard.png'), fullPage: true })
@@ -96,7 +79,7 @@ if (!chromiumPath) {
         await page.getByLabel('Message').fill('Does the SDK work inside iframes?')
         await page.getByRole('button', { name: 'Send to support' }).click()
         await eventually(async () => /Ticket [0-9a-f-]{36} opened/.test((await status(page).textContent()) ?? ''), 'the ticket confirmation')
-        const tickets = await server.deps.db.sql<{ subject: string; priority: string }[]>`
+        const tickets = await env.server.deps.db.sql<{ subject: string; priority: string }[]>`
           select t.subject, t.priority from support_tickets t join users u on u.user_id = t.user_id where u.email = ${email}`
         expect([...tickets]).toEqual([{ subject: 'Question about the SDK', priority: 'high' }])
 
@@ -113,7 +96,7 @@ if (!chromiumPath) {
         await page.getByRole('button', { name: 'Revoke E2E web key' }).click()
         await eventually(async () => (await row.locator('.status').textContent())?.startsWith('Revoked'), 'the revoked status')
         expect(await page.getByRole('button', { name: 'Revoke E2E web key' }).count()).toBe(0)
-        const refused = await fetch(`${server.url}/v1/org/usage`, { headers: { 'x-api-key': secret } })
+        const refused = await fetch(`${env.server.url}/v1/org/usage`, { headers: { 'x-api-key': secret } })
         expect(refused.status).toBe(401)
 
         // Sign out, then back in with the keyboard only (login + code).
@@ -140,12 +123,12 @@ if (!chromiumPath) {
     }, 120_000)
 
     it('a wrong code is refused with an alert, and the page stays usable', async () => {
-      const context = await browser.newContext()
+      const context = await env.browser.newContext()
       const page = await context.newPage()
       try {
-        await page.goto(`${server.url}/dashboard`)
-        await page.getByLabel('E-mail').fill(server.demo.email)
-        await page.getByLabel('Password').fill(server.demo.password)
+        await page.goto(`${env.server.url}/dashboard`)
+        await page.getByLabel('E-mail').fill(env.server.demo.email)
+        await page.getByLabel('Password').fill(env.server.demo.password)
         await page.getByRole('button', { name: 'Sign in' }).last().click()
         await page.waitForSelector('#code:focus')
         await page.keyboard.type('000000')
@@ -159,4 +142,4 @@ if (!chromiumPath) {
       }
     }, 60_000)
   })
-}
+})

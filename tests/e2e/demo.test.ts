@@ -1,25 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Browser, Page } from 'playwright-core'
-import { eventually, findChromium, launchChromium, screenshotPath, screenshotsWanted, startServer, warnChromiumMissing, type Server } from './support'
+import { describe, expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { eventually, inBrowser, screenshotPath, screenshotsWanted } from './support'
 
-const chromiumPath = findChromium()
-
-if (!chromiumPath) {
-  warnChromiumMissing()
-  it.skip('SKIPPED: chromium missing', () => {})
-} else {
-  let server: Server
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startServer()
-    browser = await launchChromium(chromiumPath)
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  }, 60_000)
-
+inBrowser((env) => {
   /** A human-ish hand: a curved path in small steps with uneven pauses. */
   async function curve(page: Page, from: [number, number], to: [number, number], bend: number) {
     const [x0, y0] = from
@@ -45,7 +28,7 @@ if (!chromiumPath) {
 
   describe('demo page in Chromium', () => {
     it('collects every modality, flushes with fetch and with sendBeacon, and shows the verdict', async () => {
-      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      const context = await env.browser.newContext({ viewport: { width: 1100, height: 900 } })
       const page = await context.newPage()
       const problems: string[] = []
       page.on('console', (m) => {
@@ -54,7 +37,7 @@ if (!chromiumPath) {
       page.on('pageerror', (e) => problems.push(String(e)))
       const typed = 'Hello Demo 42'
       try {
-        await page.goto(`${server.url}/demo`)
+        await page.goto(`${env.server.url}/demo`)
         await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
         const sessionId = (await page.textContent('#session-id'))!
         const started = Date.now()
@@ -93,8 +76,8 @@ if (!chromiumPath) {
 
         if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('demo.png'), fullPage: true })
 
-        const sql = server.deps.db.sql
-        const batchesBefore = (await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${server.demo.org_id} and session_id = ${sessionId}`).length
+        const sql = env.server.deps.db.sql
+        const batchesBefore = (await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`).length
         expect(batchesBefore).toBeGreaterThan(0)
 
         // More typing, then leave the page: pagehide must hand the rest to sendBeacon.
@@ -104,12 +87,12 @@ if (!chromiumPath) {
         await page.goto('about:blank')
 
         const rows = await eventually(async () => {
-          const r = await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${server.demo.org_id} and session_id = ${sessionId} order by seq`
+          const r = await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId} order by seq`
           return r.length > batchesBefore && r
         }, 'the beacon batch')
 
         const [session] = await sql<{ sdk_type: string; batch_count: number; signal_count: number }[]>`
-          select sdk_type, batch_count, signal_count from sessions where org_id = ${server.demo.org_id} and session_id = ${sessionId}`
+          select sdk_type, batch_count, signal_count from sessions where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`
         expect(session!.sdk_type).toBe('web')
 
         const signals = rows.flatMap((r) => r.signals ?? [])
@@ -131,13 +114,13 @@ if (!chromiumPath) {
         expect(signals.filter((s) => s.k === 's').map((s) => s.dy)).toEqual([100, 120, 60, 140])
 
         // Transport: JSON + X-API-Key for fetch flushes, ?key= + text/plain for the beacon, nothing else.
-        const ingest = server.requests.filter((r) => r.path === '/v1/ingest')
+        const ingest = env.server.requests.filter((r) => r.path === '/v1/ingest')
         const fetches = ingest.filter((r) => r.hasApiKey)
         const beacons = ingest.filter((r) => !r.hasApiKey)
         expect(fetches.length).toBeGreaterThan(0)
         expect(fetches.every((r) => r.contentType.startsWith('application/json') && r.search === '')).toBe(true)
         expect(beacons.length).toBeGreaterThan(0)
-        expect(beacons.every((r) => r.contentType.startsWith('text/plain') && r.search === `?key=${server.demo.public_key}`)).toBe(true)
+        expect(beacons.every((r) => r.contentType.startsWith('text/plain') && r.search === `?key=${env.server.demo.public_key}`)).toBe(true)
         expect(ingest.length).toBe(rows.length)
         // The flush policy bounds the request count: one per 5 s tick, per 200 events, plus the explicit flush and the exit.
         expect(ingest.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / 5000) + Math.ceil(signals.length / 200) + 2)
@@ -151,12 +134,12 @@ if (!chromiumPath) {
     }, 120_000)
 
     it('the SDK never throws into the page and keeps one session per tab across reloads', async () => {
-      const context = await browser.newContext()
+      const context = await env.browser.newContext()
       const page = await context.newPage()
       const errors: string[] = []
       page.on('pageerror', (e) => errors.push(String(e)))
       try {
-        await page.goto(`${server.url}/demo`)
+        await page.goto(`${env.server.url}/demo`)
         await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
         const first = await page.textContent('#session-id')
         const outcome = await page.evaluate(() => {
@@ -173,16 +156,16 @@ if (!chromiumPath) {
         await page.evaluate(async (key) => {
           const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
           await w.BSS.init({ publicKey: key }).flush()
-        }, server.demo.public_key)
-        const rows = await server.deps.db.sql<{ signals: { k: string; tr?: boolean }[] }[]>`
-          select signals from session_batches where org_id = ${server.demo.org_id} and session_id = ${first}`
+        }, env.server.demo.public_key)
+        const rows = await env.server.deps.db.sql<{ signals: { k: string; tr?: boolean }[] }[]>`
+          select signals from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${first}`
         const untrusted = rows.flatMap((r) => r.signals).filter((s) => s.tr === false).map((s) => s.k)
         expect(untrusted.sort()).toEqual(['kd', 'mm', 's', 'ts'])
         await page.reload()
         await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
         expect(await page.textContent('#session-id')).toBe(first)
         const other = await context.newPage()
-        await other.goto(`${server.url}/demo`)
+        await other.goto(`${env.server.url}/demo`)
         await other.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
         expect(await other.textContent('#session-id')).not.toBe(first)
         expect(errors).toEqual([])
@@ -197,11 +180,11 @@ if (!chromiumPath) {
         port: 0,
         hostname: '127.0.0.1',
         fetch: () =>
-          new Response(`<!doctype html><title>shop</title><script src="${server.url}/sdk/v1.js" crossorigin="anonymous"></script><h1>shop</h1>`, {
+          new Response(`<!doctype html><title>shop</title><script src="${env.server.url}/sdk/v1.js" crossorigin="anonymous"></script><h1>shop</h1>`, {
             headers: { 'content-type': 'text/html' },
           }),
       })
-      const context = await browser.newContext()
+      const context = await env.browser.newContext()
       const page = await context.newPage()
       try {
         await page.goto(`http://localhost:${host.port}/`)
@@ -212,7 +195,7 @@ if (!chromiumPath) {
             w.bss = client
             return client.sessionId
           },
-          [server.demo.public_key, server.url]
+          [env.server.demo.public_key, env.server.url]
         )
         expect(sessionId).toMatch(/^[0-9a-f-]{36}$/)
         await curve(page, [10, 10], [300, 200], 50)
@@ -223,18 +206,18 @@ if (!chromiumPath) {
         })
         expect(stats).toMatchObject({ dropped: 0, failures: 0, buffered: 0 })
         expect(stats.sent).toBeGreaterThan(0)
-        const seen = server.requests.length
+        const seen = env.server.requests.length
         await page.mouse.move(20, 30, { steps: 5 })
         await page.goto('about:blank')
         const beacon = await eventually(
-          async () => server.requests.slice(seen).find((r) => r.path === '/v1/ingest' && r.search.startsWith('?key=')),
+          async () => env.server.requests.slice(seen).find((r) => r.path === '/v1/ingest' && r.search.startsWith('?key=')),
           'the cross-origin beacon'
         )
         expect(beacon.contentType).toStartWith('text/plain')
-        const sql = server.deps.db.sql
+        const sql = env.server.deps.db.sql
         const batches = await eventually(async () => {
           const [row] = await sql<{ batch_count: number }[]>`
-            select batch_count from sessions where org_id = ${server.demo.org_id} and session_id = ${sessionId}`
+            select batch_count from sessions where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`
           return row && row.batch_count >= 2 && row.batch_count
         }, 'the cross-origin batches')
         expect(batches).toBeGreaterThanOrEqual(2)
@@ -244,4 +227,4 @@ if (!chromiumPath) {
       }
     }, 60_000)
   })
-}
+})

@@ -1,5 +1,6 @@
 // Shared by the browser tests: the real service listening on a random port (in-process, on the
 // test database kind of this run), and Debian's Chromium driven by playwright-core.
+import { afterAll, beforeAll, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -117,3 +118,36 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
 
 export const screenshotsWanted = () => process.env.SCREENSHOTS === '1'
 export const screenshotPath = (name: string) => join(import.meta.dir, '../../docs/screenshots', name)
+
+export type BrowserEnv = { readonly server: Server; readonly browser: Browser }
+
+/**
+ * A browser test file: the real service and Chromium for the whole file, or, without Chromium,
+ * one loudly skipped test instead of silence.
+ */
+export function inBrowser(suite: (env: BrowserEnv) => void) {
+  const chromiumPath = findChromium()
+  if (!chromiumPath) {
+    warnChromiumMissing()
+    it.skip('SKIPPED: chromium missing', () => {})
+    return
+  }
+  let server: Server
+  let browser: Browser
+  beforeAll(async () => {
+    server = await startServer()
+    browser = await launchChromium(chromiumPath)
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  }, 60_000)
+  suite({
+    get server() {
+      return server
+    },
+    get browser() {
+      return browser
+    },
+  })
+}
