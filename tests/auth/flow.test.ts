@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout, spyOn } from 'bun:test'
-import { Elysia } from 'elysia'
-import { httpCore } from '../../src/app'
 import { passwords } from '../../src/modules/auth/passwords'
-import { tenancy } from '../../src/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
-import { PASSWORD, freshEmail, latestCode, outbox, registerAccount, wrongCode } from './support'
+import { PASSWORD, freshEmail, latestCode, outbox, registerAccount, wrongCode, dashboardProbe } from './support'
 
 // argon2id (64 MiB per hash) is slow on a loaded machine; no assertion here is about time.
 setDefaultTimeout(30_000)
 
 let h: Harness
-let probe: Elysia<any, any, any, any, any, any, any>
+let probe: ReturnType<typeof dashboardProbe>
 beforeAll(async () => {
   h = await createHarness({ env: { RATE_LIMIT_AUTH_PER_MIN: '10000' } })
-  probe = new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
-    .get('/probe/dashboard', ({ principal }) => principal, { auth: ['jwt'] })
+  probe = dashboardProbe(h)
 }, 30_000)
 afterAll(() => h.close())
 

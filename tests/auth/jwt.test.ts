@@ -1,24 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { Elysia } from 'elysia'
-import { httpCore } from '../../src/app'
 import { createAccessTokens } from '../../src/lib/access-token'
 import { tenancy } from '../../src/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
-import { signedUp } from './support'
+import { signedUp, dashboardProbe } from './support'
 
 // argon2id (64 MiB per hash) is slow on a loaded machine; no assertion here is about time.
 setDefaultTimeout(30_000)
 
 // The dashboard JWT from verify-otp, checked by the tenancy plugin on a probe route.
 let h: Harness
-let probe: Elysia<any, any, any, any, any, any, any>
+let probe: ReturnType<typeof dashboardProbe>
 let session: Awaited<ReturnType<typeof signedUp>>
 beforeAll(async () => {
   h = await createHarness({ env: { RATE_LIMIT_AUTH_PER_MIN: '10000' } })
-  probe = new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
-    .get('/probe/dashboard', ({ principal }) => principal, { auth: ['jwt'] })
+  probe = dashboardProbe(h)
   session = await signedUp(h)
 }, 30_000)
 afterAll(() => h.close())

@@ -1,5 +1,8 @@
 import { expect } from 'bun:test'
 import type { Harness } from '../helpers/harness'
+import { Elysia } from 'elysia'
+import { httpCore } from '../../src/app'
+import { tenancy } from '../../src/modules/tenancy'
 
 export const PASSWORD = 'a-long-enough-passphrase'
 
@@ -40,3 +43,11 @@ export async function signedUp(h: Harness, email = freshEmail()) {
 
 /** A 6-digit code that differs from `code`. */
 export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+
+/** A route behind the tenancy plugin that accepts only the dashboard JWT and echoes the principal. */
+export function dashboardProbe(h: Harness) {
+  return new Elysia()
+    .use(httpCore(h.deps))
+    .use(tenancy(h.deps))
+    .get('/probe/dashboard', ({ principal }) => principal, { auth: ['jwt'] })
+}
