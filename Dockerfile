@@ -1,16 +1,16 @@
 # syntax=docker/dockerfile:1
-# Build stage: install production dependencies and build the browser SDK bundle.
-FROM oven/bun:1.3 AS build
+# Build stage: production dependencies, with the postgres.js fix applied (scripts/patch-postgres.cjs).
+# The browser SDK is bundled in memory by the service at start (src/modules/web), so no build step.
+FROM oven/bun:1.4 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN bun install --production --ignore-scripts
 COPY scripts/patch-postgres.cjs scripts/
 RUN bun scripts/patch-postgres.cjs
 COPY . .
-RUN if [ -f src/sdk/build.ts ]; then bun run src/sdk/build.ts; fi
 
 # Runtime stage: only what the service needs, as a non-root user.
-FROM oven/bun:1.3-slim
+FROM oven/bun:1.4-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 COPY --from=build --chown=bun:bun /app/node_modules ./node_modules
