@@ -12,24 +12,21 @@ import { Email, LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from 
 import { createHarness, type Harness } from '../helpers/harness'
 import {
   assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, hostileBodies, hostileString,
-  HOSTILE_ENV, nastyUnit, prototypeSnapshot, rowCounts, send, text, type Got, type HostileBody,
+  FuzzLedger, HOSTILE_ENV, nastyUnit, prototypeSnapshot, rowCounts, send, text, type Got, type HostileBody,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
 setDefaultTimeout(600_000)
 
 let h: Harness
-let cases = 0
+const ledger = new FuzzLedger('auth')
 const prototypesBefore = prototypeSnapshot()
-const outcomes = new Map<string, number>()
-const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
 
 beforeAll(async () => {
   h = await createHarness({ env: HOSTILE_ENV })
 })
 afterAll(async () => {
-  console.log(`fuzz: auth ${cases} cases`)
-  if (process.env.FUZZ_STATS === '1') console.log(Object.fromEntries([...outcomes].sort()))
+  ledger.report()
   await h.close()
 })
 
@@ -60,12 +57,12 @@ function headersFor(m: HostileBody): Record<string, string> {
 
 /** One hostile request: the invariants, the oracle's answer, and for a refusal no row anywhere. */
 async function hostile(path: string, m: HostileBody, schema: v.GenericSchema, onValid: (got: Got, output: any) => void) {
-  cases++
+  ledger.cases++
   const before = await rowCounts(h)
   const got = await send(h, { method: 'POST', path, headers: headersFor(m), body: m.body })
   assertRestInvariants(got)
   const expected = expectFor(schema, got, m.body)
-  tally(`${path} ${expected.kind === 'refused' ? `${expected.status} ${expected.code}` : `valid ${got.status}`}`)
+  ledger.tally(`${path} ${expected.kind === 'refused' ? `${expected.status} ${expected.code}` : `valid ${got.status}`}`)
   if (expected.kind === 'refused') {
     assertRefusal(got, expected, m.label)
     expect(delta(before, await rowCounts(h))).toEqual({})
@@ -117,7 +114,7 @@ describe('the account flow with contract-valid input', () => {
   it('register → mailed code → verify-otp → refresh → logout works for every valid body', async () => {
     await fc.assert(
       fc.asyncProperty(validRegister, fc.boolean(), async (body, upperChallenge) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const reg = await post('/auth/register', body)
         expect(reg.status).toBe(202)
@@ -156,7 +153,7 @@ describe('the account flow with contract-valid input', () => {
     const variants = fc.tuple(fc.constantFrom('', ' ', '\t', '\n '), fc.boolean()).map(([pad, upper]) => pad + (upper ? h.a.email.toUpperCase() : h.a.email) + pad)
     await fc.assert(
       fc.asyncProperty(variants, async (email) => {
-        cases++
+        ledger.cases++
         pastLimitWindows()
         const before = await rowCounts(h)
         const login = await post('/auth/login', { email, password: h.a.password })
@@ -257,7 +254,7 @@ describe('GET /dev/mail', () => {
     const to = fc.tuple(fc.constantFrom(...recipients), fc.constantFrom('', ' ', '%20', '%09'), fc.boolean()).map(([email, pad, upper]) => pad + encodeURIComponent(upper ? email.toUpperCase() : email) + pad)
     await fc.assert(
       fc.asyncProperty(to, async (q) => {
-        cases++
+        ledger.cases++
         const got = await send(h, { method: 'GET', path: `/dev/mail?to=${q}`, headers: {} })
         assertRestInvariants(got)
         expect(got.status).toBe(200)
@@ -285,14 +282,14 @@ describe('GET /dev/mail', () => {
     )
     await fc.assert(
       fc.asyncProperty(query, async (q) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'GET', path: `/dev/mail?${q}`, headers: {} })
         assertRestInvariants(got)
         // As the URL parser leaves it (it strips trailing controls and blanks from the whole URL).
         const all = new URL(`http://localhost/dev/mail?${q}`).searchParams.getAll('to')
         const valid = all.length === 1 && v.safeParse(Email, all[0]).success
-        tally(`/dev/mail ${valid ? 'valid' : 'invalid'} ${got.status}`)
+        ledger.tally(`/dev/mail ${valid ? 'valid' : 'invalid'} ${got.status}`)
         if (valid) {
           expectStatus(got, 200)
           for (const message of got.json.messages) expect(message.to).toBe(normal(all[0]!))

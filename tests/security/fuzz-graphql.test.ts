@@ -14,7 +14,7 @@ import { createUser } from '../../tenants/provision'
 import { createHarness, type Harness } from '../helpers/harness'
 import {
   assertNoLeak, assertNoPollution, assertRestInvariants, contentTypes, delta, fcParams, hostileBodies, hostileString, HOSTILE_ENV,
-  nastyUnit, nestedText, prototypeSnapshot, rowCounts, send, wrongValue, type Got,
+  FuzzLedger, nastyUnit, nestedText, prototypeSnapshot, rowCounts, send, wrongValue, type Got,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
@@ -22,10 +22,8 @@ setDefaultTimeout(600_000)
 
 let h: Harness
 let memberJwt: string
-let cases = 0
+const ledger = new FuzzLedger('graphql')
 const prototypesBefore = prototypeSnapshot()
-const outcomes = new Map<string, number>()
-const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
 
 beforeAll(async () => {
   h = await createHarness({ env: HOSTILE_ENV })
@@ -33,8 +31,7 @@ beforeAll(async () => {
   memberJwt = await h.deps.tokens.sign({ sub: memberId, org: h.a.orgId, role: 'member' })
 })
 afterAll(async () => {
-  console.log(`fuzz: graphql ${cases} cases`)
-  if (process.env.FUZZ_STATS === '1') console.log(Object.fromEntries([...outcomes].sort()))
+  ledger.report()
   await h.close()
 })
 
@@ -75,7 +72,7 @@ type Case = { label: string; body: string | Uint8Array; headers?: Record<string,
 
 /** One request: invariants, its own check, and rows changed by exactly the keys it reports. */
 async function run(c: Case): Promise<Got> {
-  cases++
+  ledger.cases++
   const headers: Record<string, string> = { ...owner() }
   for (const [k, val] of Object.entries(c.headers ?? {})) {
     if (val === null) delete headers[k]
@@ -83,7 +80,7 @@ async function run(c: Case): Promise<Got> {
   }
   const before = await rowCounts(h)
   const got = await send(h, { method: 'POST', path: '/graphql', headers, body: c.body })
-  tally(`${c.label.split(' ')[0]} ${got.status} ${got.json?.errors?.[0]?.extensions?.code ?? 'ok'}`)
+  ledger.tally(`${c.label.split(' ')[0]} ${got.status} ${got.json?.errors?.[0]?.extensions?.code ?? 'ok'}`)
   try {
     assertGraphQLInvariants(got)
     const created = createdIn(got)
@@ -461,7 +458,7 @@ describe('hostile requests are refused with a contract code and not executed', (
   it('answers other methods on /graphql with the REST 404 envelope', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE'), fc.constantFrom('', `?query=${encodeURIComponent(`mutation { ${CREATE_INLINE} }`)}`), async (method, query) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method, path: `/graphql${query}`, headers: owner(), body: method === 'GET' ? undefined : JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }) })
         assertRestInvariants(got)

@@ -17,7 +17,7 @@ import { scoreFeatures } from '../../src/modules/scoring/service'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import {
   assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, finiteNumber, hostileBodies,
-  hostileString, HOSTILE_ENV, nestedText, prototypeSnapshot, rowCounts, send, text, wrongValue, type Got, type HostileBody,
+  FuzzLedger, hostileString, HOSTILE_ENV, nestedText, prototypeSnapshot, rowCounts, send, text, wrongValue, type Got, type HostileBody,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
@@ -26,11 +26,8 @@ setDefaultTimeout(600_000)
 let h: Harness
 /** Enterprise plan: 5,000,000 sessions a month and 30,000 requests a minute, so quotas never interfere. */
 let ent: SeededOrg
-let cases = 0
+const ledger = new FuzzLedger('rest')
 const prototypesBefore = prototypeSnapshot()
-/** Outcomes of the hostile properties (FUZZ_STATS=1 prints them), to see that each kind of refusal occurs. */
-const outcomes = new Map<string, number>()
-const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
 
 beforeAll(async () => {
   h = await createHarness({ env: HOSTILE_ENV })
@@ -40,8 +37,7 @@ beforeAll(async () => {
 // so even FUZZ_RUNS_FACTOR=10 reaches validation instead of 429.
 beforeEach(() => h.clock.advance(61_000))
 afterAll(async () => {
-  console.log(`fuzz: rest ${cases} cases`)
-  if (process.env.FUZZ_STATS === '1') console.log(Object.fromEntries([...outcomes].sort()))
+  ledger.report()
   await h.close()
 })
 
@@ -69,12 +65,12 @@ async function hostile(
   onValid: (got: Got, output: any) => void,
   options: { textPlain?: boolean } = {}
 ) {
-  cases++
+  ledger.cases++
   const before = await rowCounts(h)
   const got = await send(h, { method: 'POST', path, headers: headersFor(baseHeaders, m), body: m.body })
   assertRestInvariants(got)
   const expected = expectFor(schema, got, m.body, options)
-  tally(`${path.split('?')[0]} ${expected.kind === 'refused' ? `${expected.status} ${expected.code}` : `valid ${got.status}`}`)
+  ledger.tally(`${path.split('?')[0]} ${expected.kind === 'refused' ? `${expected.status} ${expected.code}` : `valid ${got.status}`}`)
   if (expected.kind === 'refused') {
     assertRefusal(got, expected, m.label)
     expect(delta(before, await rowCounts(h))).toEqual({})
@@ -197,7 +193,7 @@ describe('POST /v1/ingest', () => {
     const known = new Set<string>()
     await fc.assert(
       fc.asyncProperty(validBatch(h.clock.now()), async (batch) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: '/v1/ingest', headers: json(secret()), body: JSON.stringify(batch) })
         assertRestInvariants(got)
@@ -229,7 +225,7 @@ describe('POST /v1/ingest', () => {
   it('accepts every contract-valid batch with the public key (header, or ?key= with text/plain): 202 without a score', async () => {
     await fc.assert(
       fc.asyncProperty(validBatch(h.clock.now()), fc.boolean(), async (batch, beacon) => {
-        cases++
+        ledger.cases++
         const got = beacon
           ? await send(h, { method: 'POST', path: `/v1/ingest?key=${ent.publicKey}`, headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(batch) })
           : await send(h, { method: 'POST', path: '/v1/ingest', headers: json({ 'x-api-key': ent.publicKey }), body: JSON.stringify(batch) })
@@ -260,7 +256,7 @@ describe('POST /v1/ingest', () => {
     const keys = fc.oneof(fc.constant(ent.secretKey), fc.constant(h.a.secretKey), fc.constant(ent.publicKey.slice(0, -1)), hostileString.map(encodeLoose))
     await fc.assert(
       fc.asyncProperty(keys, validBatch(h.clock.now()), async (key, batch) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: `/v1/ingest?key=${key}`, headers: { 'content-type': 'text/plain' }, body: JSON.stringify(batch) })
         assertRestInvariants(got)
@@ -288,7 +284,7 @@ describe('the origin allow-list of a public key', () => {
     )
     await fc.assert(
       fc.asyncProperty(fc.option(originHeader, { nil: undefined }), fc.boolean(), validBatch(h.clock.now()), async (origin, beacon, batch) => {
-        cases++
+        ledger.cases++
         const headers: Record<string, string> = beacon ? { 'content-type': 'text/plain' } : json({ 'x-api-key': keyPair.public_key })
         if (origin !== undefined) headers.origin = origin
         const before = await rowCounts(h)
@@ -325,7 +321,7 @@ describe('GET /v1/session/:session_id', () => {
     )
     await fc.assert(
       fc.asyncProperty(segment, async (seg) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'GET', path: `/v1/session/${seg}`, headers: secret() })
         assertRestInvariants(got)
@@ -375,7 +371,7 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
 
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
-        cases++
+        ledger.cases++
         const headers: Record<string, string> = {}
         if (r.apiKey !== undefined) headers['x-api-key'] = r.apiKey
         if (r.authorization !== undefined) headers.authorization = r.authorization
@@ -433,7 +429,7 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
     )
     await fc.assert(
       fc.asyncProperty(claims, fc.constantFrom('/v1/org/usage', '/v1/support/tickets'), async (c, path) => {
-        cases++
+        ledger.cases++
         const token = await h.deps.tokens.sign(c as any)
         const before = await rowCounts(h)
         const got = await send(h, {
@@ -459,7 +455,7 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
     const query = fc.array(fc.tuple(hostileString, hostileString), { maxLength: 5 }).map((pairs) => pairs.map(([k, val]) => `${encodeLoose(k.slice(0, 200))}=${encodeLoose(val.slice(0, 200))}`).join('&'))
     await fc.assert(
       fc.asyncProperty(query, fc.constantFrom('secret', 'jwt'), async (q, credential) => {
-        cases++
+        ledger.cases++
         const got = await send(h, { method: 'GET', path: `/v1/org/usage?${q}`, headers: credential === 'secret' ? secret() : bearer() })
         assertRestInvariants(got)
         expect(got.status).toBe(200)
@@ -474,7 +470,7 @@ describe('POST /v1/demo/live-score', () => {
   it('scores every 34 finite numbers, however extreme, in range and without storing anything', async () => {
     await fc.assert(
       fc.asyncProperty(validLiveScore, async (body) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: '/v1/demo/live-score', headers: json(), body: JSON.stringify(body) })
         assertRestInvariants(got)
@@ -505,7 +501,7 @@ describe('POST /v1/support/tickets', () => {
   it('opens a ticket for every contract-valid body, with the secret key or a JWT', async () => {
     await fc.assert(
       fc.asyncProperty(validTicket, fc.boolean(), async (ticket, withJwt) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: '/v1/support/tickets', headers: json(withJwt ? bearer() : secret()), body: JSON.stringify(ticket) })
         assertRestInvariants(got)
@@ -536,7 +532,7 @@ describe('POST /v1/leads', () => {
   it('stores every contract-valid lead once (201), and answers a repeat within 24 h with 200 and the same id', async () => {
     await fc.assert(
       fc.asyncProperty(validLead, async (lead) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: '/v1/leads', headers: json(), body: JSON.stringify(lead) })
         assertRestInvariants(got)
@@ -553,7 +549,7 @@ describe('POST /v1/leads', () => {
   it('accepts a filled-in honeypot with 201 and stores nothing', async () => {
     await fc.assert(
       fc.asyncProperty(validLead, fc.oneof(fc.constant(true), fc.constant(1), fc.constant({}), fc.constant([]), text(50)), async (lead, website) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method: 'POST', path: '/v1/leads', headers: json(), body: JSON.stringify({ ...lead, website }) })
         assertRestInvariants(got)
@@ -583,7 +579,7 @@ describe('routes and methods', () => {
     const id = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,140}$/), hostileString.map((s) => s.replace(/[^\t\x20-\x7e\xa0-\xff]/g, '')))
     await fc.assert(
       fc.asyncProperty(id, fc.constantFrom('/v1/org/usage', '/v1/leads'), async (requestId, path) => {
-        cases++
+        ledger.cases++
         const got = await send(h, { method: path === '/v1/leads' ? 'POST' : 'GET', path, headers: json({ ...secret(), 'x-request-id': requestId }), body: path === '/v1/leads' ? '{}' : undefined })
         assertRestInvariants(got)
         const sent = new Request('http://localhost/', { headers: { 'x-request-id': requestId } }).headers.get('x-request-id')!
@@ -606,7 +602,7 @@ describe('routes and methods', () => {
     )
     await fc.assert(
       fc.asyncProperty(route, async ([method, path]) => {
-        cases++
+        ledger.cases++
         const before = await rowCounts(h)
         const got = await send(h, { method, path, headers: json(secret()), body: method === 'GET' ? undefined : '{}' })
         assertRestInvariants(got)
@@ -623,7 +619,7 @@ describe('regressions found by these properties', () => {
   it('refuses 20,000- and 100,000-level nesting with 400 invalid_json (was 500 after seconds of work)', async () => {
     for (const depth of [20_000, 100_000]) {
       for (const shape of ['array', 'object', 'mixed'] as const) {
-        cases++
+        ledger.cases++
         const got = await send(h, { method: 'POST', path: '/v1/demo/live-score', headers: json(), body: nestedText(depth, shape) })
         assertRestInvariants(got)
         expect(got.status).toBe(400)
@@ -633,7 +629,7 @@ describe('regressions found by these properties', () => {
   })
 
   it('refuses 100,000 wrong features with one issue (was an out-of-memory 500)', async () => {
-    cases++
+    ledger.cases++
     const body = JSON.stringify({ features: Array.from({ length: 100_000 }, () => [1, 2]) })
     const got = await send(h, { method: 'POST', path: '/v1/demo/live-score', headers: json(), body })
     assertRestInvariants(got)
@@ -645,7 +641,7 @@ describe('regressions found by these properties', () => {
     const unit = nestedText(30, 'array')
     const pad = '[' + Array.from({ length: Math.floor(1_000_000 / (unit.length + 1)) }, () => unit).join(',') + ']'
     for (const [path, headers] of [['/v1/ingest', secret()], ['/v1/leads', {}], ['/auth/login', {}], ['/v1/support/tickets', secret()]] as const) {
-      cases++
+      ledger.cases++
       const got = await send(h, { method: 'POST', path, headers: json(headers), body: `{"features":${JSON.stringify(Array(34).fill('x'))},"pad":${pad}}` })
       assertRestInvariants(got)
       expect(got.status).toBe(400)
@@ -662,7 +658,7 @@ describe('regressions found by these properties', () => {
       ['/v1/leads', { email: 'nul@example.com', source: 'pricing_page', name: 'x\u0000' }, {}],
       ['/v1/leads', { email: 'nul@example.com', source: 'chat_widget', message: '\u0000\u0000' }, {}],
     ] as const) {
-      cases++
+      ledger.cases++
       const got = await send(h, { method: 'POST', path, headers: json(headers), body: JSON.stringify(body) })
       assertRestInvariants(got)
       expect(got.status).toBe(400)
@@ -673,7 +669,7 @@ describe('regressions found by these properties', () => {
 
   it('answers a body over 1 MiB with 413 and stores nothing', async () => {
     const before = await rowCounts(h)
-    cases++
+    ledger.cases++
     const got = await send(h, { method: 'POST', path: '/v1/support/tickets', headers: json(secret()), body: JSON.stringify({ subject: 's', message: 'm', pad: 'x'.repeat(1024 * 1024) }) })
     assertRestInvariants(got)
     expect(got.status).toBe(413)

@@ -489,3 +489,20 @@ export function text(max: number, min = 1): fc.Arbitrary<string> {
 
 /** Any finite double, including -0, subnormals and ±1.79e308. */
 export const finiteNumber = fc.double({ noNaN: true, noDefaultInfinity: true })
+
+/** How many cases a fuzz file ran, and (FUZZ_STATS=1) how their outcomes spread, to see each kind of refusal occurs. */
+export class FuzzLedger {
+  cases = 0
+  private outcomes = new Map<string, number>()
+
+  constructor(private readonly name: string) {}
+
+  tally(key: string) {
+    this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1)
+  }
+
+  report() {
+    console.log(`fuzz: ${this.name} ${this.cases} cases`)
+    if (process.env.FUZZ_STATS === '1') console.log(Object.fromEntries([...this.outcomes].sort()))
+  }
+}
