@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: production dependencies, with the postgres.js fix applied (scripts/patch-postgres.cjs).
-# The browser SDK is bundled in memory by the service at start (src/modules/web), so no build step.
+# The browser SDK is bundled in memory by the service at start (src/server/modules/web), so no build step.
 FROM oven/bun:1.4 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -23,4 +23,4 @@ USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:3000/health').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
 # Migrations run at start-up (under an advisory lock), so several replicas may start together.
-CMD ["bun", "run", "src/main.ts"]
+CMD ["bun", "run", "src/server/main.ts"]

@@ -11,11 +11,11 @@
 //   BENCH_LOG      file for the service's log (one JSON line per request, with duration_ms)
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
-import { createKeyPair } from '../src/modules/keys/service'
-import { ingestBody } from '../src/modules/ingest/model'
-import { humanSession } from '../src/modules/scoring/synth/human'
-import { createRng } from '../src/modules/scoring/synth/prng'
-import type { Signal } from '../src/modules/scoring/signals'
+import { createKeyPair } from '../src/server/modules/keys/service'
+import { ingestBody } from '../src/server/modules/ingest/model'
+import { humanSession } from '../ml/synth/human'
+import { createRng } from '../ml/synth/prng'
+import type { Signal } from '../src/scoring/signals'
 import { createOrganization } from '../tenants/provision'
 import { waitFor } from './lib'
 
@@ -68,7 +68,7 @@ async function main() {
     const ceilingPort = servicePort + 500
     children.push(
       // BENCH_PROFILE=dir writes the service's CPU profile (markdown) there when it stops.
-      Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'src/main.ts'], {
+      Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'src/server/main.ts'], {
         env: {
           ...process.env,
           DATABASE_URL: databaseUrl,

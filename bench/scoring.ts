@@ -1,11 +1,11 @@
 // bun run bench/scoring.ts — time feature extraction and M3 inference on
 // sessions of 2,000 signals (synthetic humans, concatenated to length).
 import { loadavg } from 'node:os'
-import { extractFeatures } from '../src/modules/scoring/features'
-import { humanProbability } from '../src/modules/scoring/inference'
-import { M3_MODEL as model, scoreSession, trajectoryFingerprint } from '../src/modules/scoring/service'
-import type { Signal } from '../src/modules/scoring/signals'
-import { sessionFor } from '../src/modules/scoring/training/pipeline'
+import { extractFeatures } from '../src/scoring/features'
+import { humanProbability } from '../src/scoring/inference'
+import { M3_MODEL as model, scoreSession, trajectoryFingerprint } from '../src/scoring/service'
+import type { Signal } from '../src/scoring/signals'
+import { sessionFor } from '../ml/training/pipeline'
 
 const SIGNALS = 2000
 const SESSIONS = 200

@@ -6,8 +6,8 @@
 //   BENCH_WARMUP       seconds excluded from the memory verdict (default 120)
 //   BENCH_ADMIN_URL    PostgreSQL server to create the throw-away database on
 import postgres from 'postgres'
-import { createAccessTokens } from '../src/lib/access-token'
-import { createKeyPair } from '../src/modules/keys/service'
+import { createAccessTokens } from '../src/server/platform/access-token'
+import { createKeyPair } from '../src/server/modules/keys/service'
 import { createOrganization, createUser } from '../tenants/provision'
 import { waitFor } from './lib'
 
@@ -23,7 +23,7 @@ await admin.unsafe(`create database ${dbName}`)
 const url = new URL(ADMIN_URL)
 url.pathname = '/' + dbName
 const port = 41_000 + Math.floor(Math.random() * 1000)
-const service = Bun.spawn([process.execPath, 'src/main.ts'], {
+const service = Bun.spawn([process.execPath, 'src/server/main.ts'], {
   env: {
     ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production',
     JWT_SECRET, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '10000000',

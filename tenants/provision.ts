@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
-import type { Sql, Tx } from '../src/db'
-import { createKeyPair } from '../src/modules/keys/service'
+import type { Sql, Tx } from '../src/server/platform/db'
+import { createKeyPair } from '../src/server/modules/keys/service'
 
 const PlanSchema = v.object({
   plan_id: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/)),

@@ -1,7 +1,7 @@
 // The SDK's core: buffering, batching, the feature vector, sending and retrying.
 // It knows nothing about the DOM; client.ts gives it an Env, tests give it a fake one.
-import { extractFeatures, FEATURE_WINDOW } from '../modules/scoring/features'
-import type { Signal } from '../modules/scoring/signals'
+import { extractFeatures, FEATURE_WINDOW } from '../scoring/features'
+import type { Signal } from '../scoring/signals'
 import type { SignalFields } from './events'
 import type { SessionStore } from './session'
 import type { BssStats } from './v1'

@@ -1,6 +1,6 @@
 // DOM events → compact signal fields (API.md). Pure functions over the few event
 // properties they read, so they can be tested without a browser.
-import type { KeyClass, Signal } from '../modules/scoring/signals'
+import type { KeyClass, Signal } from '../scoring/signals'
 
 export type SignalFields = Omit<Signal, 't'>
 

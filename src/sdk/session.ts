@@ -2,8 +2,8 @@
 // tab and is not shared with other tabs. Without storage (blocked, sandboxed) it lives in memory.
 // Next to the session it keeps the session's sent signals (the last FEATURE_WINDOW handed to
 // the network), so the feature vector of the next page load covers what the service holds.
-import { FEATURE_WINDOW } from '../modules/scoring/features'
-import type { Signal } from '../modules/scoring/signals'
+import { FEATURE_WINDOW } from '../scoring/features'
+import type { Signal } from '../scoring/signals'
 
 export type Session = {
   id: string

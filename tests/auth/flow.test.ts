@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout, spyOn } from 'bun:test'
-import { passwords } from '../../src/modules/auth/passwords'
+import { passwords } from '../../src/server/modules/auth/passwords'
 import { createHarness, type Harness } from '../helpers/harness'
 import { PASSWORD, freshEmail, latestCode, outbox, registerAccount, wrongCode, dashboardProbe } from './support'
 

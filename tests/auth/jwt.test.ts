@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { createAccessTokens } from '../../src/lib/access-token'
-import { tenancy } from '../../src/modules/tenancy'
+import { createAccessTokens } from '../../src/server/platform/access-token'
+import { tenancy } from '../../src/server/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
 import { signedUp, dashboardProbe } from './support'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { sha256Hex } from '../../src/lib/crypto'
+import { sha256Hex } from '../../src/server/platform/crypto'
 import { createHarness, type Harness } from '../helpers/harness'
 import { PASSWORD, latestCode, signedUp, dashboardProbe } from './support'
 

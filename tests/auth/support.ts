@@ -1,8 +1,8 @@
 import { expect } from 'bun:test'
 import type { Harness } from '../helpers/harness'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/app'
-import { tenancy } from '../../src/modules/tenancy'
+import { httpCore } from '../../src/server/app'
+import { tenancy } from '../../src/server/modules/tenancy'
 
 export const PASSWORD = 'a-long-enough-passphrase'
 

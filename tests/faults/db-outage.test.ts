@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { openDb } from '../../src/db'
-import { migrate } from '../../src/db/migrate'
+import { openDb } from '../../src/server/platform/db'
+import { migrate } from '../../src/server/platform/db/migrate'
 import { createEmptyDatabase, dropDatabase, testDbKind } from '../helpers/db'
 import { createHarness, type Harness } from '../helpers/harness'
 import { TcpProxy } from '../helpers/tcp-proxy'

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import { openDb } from '../../src/db'
-import { migrate } from '../../src/db/migrate'
-import { createKeyPair } from '../../src/modules/keys/service'
+import { openDb } from '../../src/server/platform/db'
+import { migrate } from '../../src/server/platform/db/migrate'
+import { createKeyPair } from '../../src/server/modules/keys/service'
 import { createOrganization, syncPlans } from '../../tenants/provision'
 import { createEmptyDatabase, dropDatabase, testDbKind } from '../helpers/db'
 
@@ -108,9 +108,9 @@ describe('graceful shutdown under load', () => {
   })
 })
 
-/** Starts src/main.ts on PostgreSQL on a free port; resolves once it listens. */
+/** Starts src/server/main.ts on PostgreSQL on a free port; resolves once it listens. */
 async function startService(databaseUrl: string, env: Record<string, string> = {}) {
-  const child = Bun.spawn([process.execPath, 'run', join(import.meta.dir, '../../src/main.ts')], {
+  const child = Bun.spawn([process.execPath, 'run', join(import.meta.dir, '../../src/server/main.ts')], {
     env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '1000000', ...env },
     stdout: 'pipe',
     stderr: 'inherit',

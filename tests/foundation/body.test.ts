@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
 import * as v from 'valibot'
-import { httpCore } from '../../src/app'
+import { httpCore } from '../../src/server/app'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // A probe route on the real http core: body parsing and errors are shared by every module.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { openDb } from '../../src/db'
-import { listMigrations, migrate } from '../../src/db/migrate'
+import { openDb } from '../../src/server/platform/db'
+import { listMigrations, migrate } from '../../src/server/platform/db/migrate'
 import { createEmptyDatabase, dropDatabase, testDbKind } from '../helpers/db'
 
 describe('migrations', () => {

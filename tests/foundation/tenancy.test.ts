@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/app'
-import { tenancy } from '../../src/modules/tenancy'
+import { httpCore } from '../../src/server/app'
+import { tenancy } from '../../src/server/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // Probe routes on the real credential plugin; the feature modules' own tests cover their routes.

@@ -1,6 +1,6 @@
 import postgres from 'postgres'
-import { openDb, type Db } from '../../src/db'
-import { migrate } from '../../src/db/migrate'
+import { openDb, type Db } from '../../src/server/platform/db'
+import { migrate } from '../../src/server/platform/db/migrate'
 
 export type TestDbKind = 'pglite' | 'postgres'
 export const testDbKind = (): TestDbKind => (process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite')

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { nextMonthStartUtc, secondsUntil } from '../../src/lib/clock'
+import { nextMonthStartUtc, secondsUntil } from '../../src/server/platform/clock'
 import { createHarness, type Harness } from '../helpers/harness'
 import { SESSION_RESULT_KEYS, ingest, makeBatch, makeSignals, midMonth, rowCounts, withKey } from './support'
 

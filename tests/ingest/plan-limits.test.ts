@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { monthStartUtc, nextMonthStartUtc, secondsUntil } from '../../src/lib/clock'
+import { monthStartUtc, nextMonthStartUtc, secondsUntil } from '../../src/server/platform/clock'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import { ingest, makeBatch, makeSignals, midMonth, rowCounts, withKey } from './support'
 

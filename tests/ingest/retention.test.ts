@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { purgeOldSignals } from '../../src/modules/ingest/service'
+import { purgeOldSignals } from '../../src/server/modules/ingest/service'
 import { createHarness, type Harness } from '../helpers/harness'
 import { ingest, makeBatch, makeSignals, midMonth, withKey } from './support'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { createLead } from '../../src/modules/org/leads'
+import { createLead } from '../../src/server/modules/org/leads'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // Database set-up (argon2, migrations) is slow on a loaded machine; nothing here asserts on time.

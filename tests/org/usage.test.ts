@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { monthStartUtc, nextMonthStartUtc } from '../../src/lib/clock'
+import { monthStartUtc, nextMonthStartUtc } from '../../src/server/platform/clock'
 import { createUser } from '../../tenants/provision'
 import { createHarness, type Harness } from '../helpers/harness'
 

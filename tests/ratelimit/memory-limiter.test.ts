@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { MemoryRateLimiter } from '../../src/lib/ratelimit'
+import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
 
 const MINUTE = 60_000
 

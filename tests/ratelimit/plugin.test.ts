@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/app'
-import { rateLimit, rateLimitsFor } from '../../src/modules/ratelimit'
-import { tenancy } from '../../src/modules/tenancy'
+import { httpCore } from '../../src/server/app'
+import { rateLimit, rateLimitsFor } from '../../src/server/modules/ratelimit'
+import { tenancy } from '../../src/server/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
 import { secondSecretKey } from './seed-key'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { buildApp } from '../../src/app'
-import { RedisRateLimiter } from '../../src/lib/ratelimit-redis'
+import { buildApp } from '../../src/server/app'
+import { RedisRateLimiter } from '../../src/server/platform/ratelimit-redis'
 import { createHarness, type Harness } from '../helpers/harness'
 import { dropPrefix, redisAvailable, testRedisUrl, uniquePrefix } from './redis'
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import Redis from 'ioredis'
-import { createLogger } from '../../src/lib/log'
-import { RedisRateLimiter } from '../../src/lib/ratelimit-redis'
+import { createLogger } from '../../src/server/platform/log'
+import { RedisRateLimiter } from '../../src/server/platform/ratelimit-redis'
 import { dropPrefix, redisAvailable, testRedisUrl, uniquePrefix } from './redis'
 
 const MINUTE = 60_000

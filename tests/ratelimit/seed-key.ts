@@ -1,4 +1,4 @@
-import { createKeyPair } from '../../src/modules/keys/service'
+import { createKeyPair } from '../../src/server/modules/keys/service'
 import type { Harness } from '../helpers/harness'
 
 /** A second secret key for an organization; returns its plaintext. */

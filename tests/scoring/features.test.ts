@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, extractFeatures } from '../../src/modules/scoring/features'
-import { KEY_CLASSES, SIGNAL_KINDS, type Signal } from '../../src/modules/scoring/signals'
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, extractFeatures } from '../../src/scoring/features'
+import { KEY_CLASSES, SIGNAL_KINDS, type Signal } from '../../src/scoring/signals'
 
 const line = (n: number, dx: number, dt: number, t0 = 0): Signal[] => Array.from({ length: n }, (_, i) => ({ t: t0 + i * dt, k: 'mm', x: 100 + i * dx, y: 200 }))
 

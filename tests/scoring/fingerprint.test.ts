@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { touchStrokes } from '../../src/modules/scoring/fingerprint'
-import { trajectoryFingerprint } from '../../src/modules/scoring/service'
-import type { Signal } from '../../src/modules/scoring/signals'
-import { replaySession } from '../../src/modules/scoring/synth/bots'
-import { createRng, deriveSeed } from '../../src/modules/scoring/synth/prng'
-import { sessionFor } from '../../src/modules/scoring/training/pipeline'
+import { touchStrokes } from '../../src/scoring/fingerprint'
+import { trajectoryFingerprint } from '../../src/scoring/service'
+import type { Signal } from '../../src/scoring/signals'
+import { replaySession } from '../../ml/synth/bots'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { sessionFor } from '../../ml/training/pipeline'
 
 const SEED = 5151
 const TOUCH = /^tt1:[0-9a-f]{16}$/

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
-import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_VERSION, extractFeatures } from '../../src/modules/scoring/features'
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_VERSION, extractFeatures } from '../../src/scoring/features'
 import {
   MODEL_VERSION,
   type ScoreResult,
@@ -9,10 +9,10 @@ import {
   scoreSession,
   trajectoryFingerprint,
   verdictFor,
-} from '../../src/modules/scoring/service'
-import type { Signal } from '../../src/modules/scoring/signals'
-import { BOT_FAMILY_NAMES } from '../../src/modules/scoring/synth/bots'
-import { sessionFor } from '../../src/modules/scoring/training/pipeline'
+} from '../../src/scoring/service'
+import type { Signal } from '../../src/scoring/signals'
+import { BOT_FAMILY_NAMES } from '../../ml/synth/bots'
+import { sessionFor } from '../../ml/training/pipeline'
 
 const SEED = 4242
 const emitted = new Set<string>()
@@ -33,7 +33,7 @@ function desktopHuman(): Signal[] {
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]
 
 describe('model file', () => {
-  const path = new URL(`../../src/modules/scoring/model/${MODEL_VERSION}.json`, import.meta.url)
+  const path = new URL(`../../src/scoring/model/${MODEL_VERSION}.json`, import.meta.url)
   it('loads, carries MODEL_VERSION and the extractor’s feature version, and stays small', () => {
     const model = JSON.parse(readFileSync(path, 'utf8'))
     expect(model.model_version).toBe(MODEL_VERSION)

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'bun:test'
-import { extractFeatures } from '../../src/modules/scoring/features'
-import type { M3Model } from '../../src/modules/scoring/inference'
-import { M3_MODEL, scoreSession, scoreSessionWith, trajectoryFingerprint } from '../../src/modules/scoring/service'
-import type { Signal } from '../../src/modules/scoring/signals'
-import { replaySession } from '../../src/modules/scoring/synth/bots'
-import { createRng, deriveSeed } from '../../src/modules/scoring/synth/prng'
-import { sessionFor } from '../../src/modules/scoring/training/pipeline'
-import { scoreStream, streamEvidence } from '../../src/modules/scoring/training/stream'
+import { extractFeatures } from '../../src/scoring/features'
+import type { M3Model } from '../../src/scoring/inference'
+import { M3_MODEL, scoreSession, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
+import type { Signal } from '../../src/scoring/signals'
+import { replaySession } from '../../ml/synth/bots'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { sessionFor } from '../../ml/training/pipeline'
+import { scoreStream, streamEvidence } from '../../ml/training/stream'
 
 const SEED = 777
 

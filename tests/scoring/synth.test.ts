@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { KEY_CLASSES, SIGNAL_KINDS } from '../../src/modules/scoring/signals'
-import { BOT_FAMILY_NAMES, replaySession } from '../../src/modules/scoring/synth/bots'
-import { createRng, deriveSeed } from '../../src/modules/scoring/synth/prng'
-import { sessionFor } from '../../src/modules/scoring/training/pipeline'
+import { KEY_CLASSES, SIGNAL_KINDS } from '../../src/scoring/signals'
+import { BOT_FAMILY_NAMES, replaySession } from '../../ml/synth/bots'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { sessionFor } from '../../ml/training/pipeline'
 
 const families = ['human', ...BOT_FAMILY_NAMES] as const
 

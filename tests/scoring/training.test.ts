@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { humanProbability, treeMargin } from '../../src/modules/scoring/inference'
-import { fitPlatt } from '../../src/modules/scoring/training/calibration'
-import { fitGbdt } from '../../src/modules/scoring/training/gbdt'
-import { brier, expectedCalibrationError, rocAuc, tprAtFpr } from '../../src/modules/scoring/training/metrics'
-import { DEFAULT_PARAMS, buildDataset, serializeModel, trainModel } from '../../src/modules/scoring/training/pipeline'
+import { humanProbability, treeMargin } from '../../src/scoring/inference'
+import { fitPlatt } from '../../ml/training/calibration'
+import { fitGbdt } from '../../ml/training/gbdt'
+import { brier, expectedCalibrationError, rocAuc, tprAtFpr } from '../../ml/training/metrics'
+import { DEFAULT_PARAMS, buildDataset, serializeModel, trainModel } from '../../ml/training/pipeline'
 
 const SMALL = { ...DEFAULT_PARAMS, trees: 25 }
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import fc from 'fast-check'
 import * as v from 'valibot'
-import { Email, LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from '../../src/modules/auth/model'
+import { Email, LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from '../../src/server/modules/auth/model'
 import { createHarness, type Harness } from '../helpers/harness'
 import {
   assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, hostileBodies, hostileString,

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import fc from 'fast-check'
 import * as v from 'valibot'
-import { DEFAULT_LIMITS } from '../../src/modules/graphql/limits'
-import { CreateKeyInput } from '../../src/modules/keys/model'
+import { DEFAULT_LIMITS } from '../../src/server/modules/graphql/limits'
+import { CreateKeyInput } from '../../src/server/modules/keys/model'
 import { createUser } from '../../tenants/provision'
 import { createHarness, type Harness } from '../helpers/harness'
 import {

@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import fc from 'fast-check'
 import * as v from 'valibot'
-import { LiveScoreBody } from '../../src/modules/demo/model'
-import { ingestBody } from '../../src/modules/ingest/model'
-import { createKeyPair } from '../../src/modules/keys/service'
-import { LeadBody, TicketBody } from '../../src/modules/org/model'
-import { scoreFeatures } from '../../src/modules/scoring/service'
+import { LiveScoreBody } from '../../src/server/modules/demo/model'
+import { ingestBody } from '../../src/server/modules/ingest/model'
+import { createKeyPair } from '../../src/server/modules/keys/service'
+import { LeadBody, TicketBody } from '../../src/server/modules/org/model'
+import { scoreFeatures } from '../../src/scoring/service'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import {
   assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, finiteNumber, hostileBodies,

@@ -7,8 +7,8 @@
 import { expect } from 'bun:test'
 import fc from 'fast-check'
 import * as v from 'valibot'
-import { ERROR_STATUS, issuesToDetails } from '../../src/errors'
-import { MAX_JSON_DEPTH } from '../../src/lib/http'
+import { ERROR_STATUS, issuesToDetails } from '../../src/server/platform/errors'
+import { MAX_JSON_DEPTH } from '../../src/server/platform/http'
 import type { Harness } from '../helpers/harness'
 
 /** Rate limits out of the way, so every request reaches the real parsing and validation paths. */

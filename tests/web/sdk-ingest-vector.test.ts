@@ -3,10 +3,10 @@
 // FEATURE_WINDOW signals in all) go through POST /v1/ingest in the order they were handed to the
 // network, and the service must never find the client's vector at odds with its own.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { FEATURE_WINDOW } from '../../src/modules/scoring/features'
-import type { Signal } from '../../src/modules/scoring/signals'
-import { humanSession } from '../../src/modules/scoring/synth/human'
-import { createRng } from '../../src/modules/scoring/synth/prng'
+import { FEATURE_WINDOW } from '../../src/scoring/features'
+import type { Signal } from '../../src/scoring/signals'
+import { humanSession } from '../../ml/synth/human'
+import { createRng } from '../../ml/synth/prng'
 import { createHarness, type Harness } from '../helpers/harness'
 import { midMonth } from '../ingest/support'
 import { collectorWith, fakeEnv, memoryStorage, ok } from './fake-env'

@@ -1,8 +1,8 @@
 // The feature vector of every batch must be the one the service computes once it stores that
 // batch: extractFeatures over the session's stored signals, in order, the last FEATURE_WINDOW.
 import { describe, expect, it } from 'bun:test'
-import { extractFeatures, FEATURE_WINDOW } from '../../src/modules/scoring/features'
-import type { Signal } from '../../src/modules/scoring/signals'
+import { extractFeatures, FEATURE_WINDOW } from '../../src/scoring/features'
+import type { Signal } from '../../src/scoring/signals'
 import { SESSION_MAX_MS } from '../../src/sdk/collector'
 import type { SignalFields } from '../../src/sdk/events'
 import { SENT_KEY, STORAGE_KEY } from '../../src/sdk/session'

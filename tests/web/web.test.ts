@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createKeyPair } from '../../src/modules/keys/service'
+import { createKeyPair } from '../../src/server/modules/keys/service'
 import { createHarness, type Harness } from '../helpers/harness'
 
 let h: Harness

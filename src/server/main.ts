@@ -1,0 +1,94 @@
+import { buildApp } from './app'
+import { ConfigError, loadConfig } from './platform/config'
+import { openDb } from './platform/db'
+import { migrate } from './platform/db/migrate'
+import type { AppDeps } from './deps'
+import { createAccessTokens } from './platform/access-token'
+import { systemClock } from './platform/clock'
+import { lifecycle } from './platform/lifecycle'
+import { createLogger } from './platform/log'
+import { outboxMailer, smtpMailer } from './platform/mailer'
+import { MemoryRateLimiter, type RateLimiter } from './platform/ratelimit'
+import { provisionDemo, syncPlans } from '../../tenants/provision'
+
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(78)
+    }
+    throw error
+  }
+  const log = createLogger(config.logLevel)
+  const db = await openDb({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, timeoutMs: config.dbTimeoutMs, log })
+  await migrate(db, log)
+  await syncPlans(db.sql)
+
+  let limiter: RateLimiter = new MemoryRateLimiter()
+  if (config.redisUrl) {
+    const { RedisRateLimiter } = await import('./platform/ratelimit-redis')
+    limiter = new RedisRateLimiter(config.redisUrl)
+  }
+  const deps: AppDeps = {
+    config,
+    db,
+    log,
+    clock: systemClock,
+    mailer: config.smtpUrl ? await smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(db.sql, log),
+    limiter,
+    tokens: createAccessTokens(config.jwtSecret),
+  }
+  const app = buildApp(deps)
+  // Signal handlers go in before the port opens: a SIGTERM right after start is still graceful.
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutting down', { signal, drain_ms: config.shutdownDrainMs })
+    lifecycle.draining = true
+    if (config.shutdownDrainMs > 0) await Bun.sleep(config.shutdownDrainMs)
+    // Bun's stop() without force lets in-flight requests finish and refuses new connections.
+    const forced = setTimeout(() => app.server?.stop(true), config.shutdownGraceMs)
+    await app.stop()
+    clearTimeout(forced)
+    await deps.limiter.close?.()
+    await db.close()
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+
+  app.listen({ port: config.port, hostname: config.host })
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${app.server!.port}`
+  log.info('listening', { url, database: db.kind, mail: deps.mailer.transport, env: config.env })
+
+  if (db.kind === 'pglite' && config.env !== 'production') {
+    const demo = await provisionDemo(db.sql, config.dataDir)
+    if (demo) printDemo(url, demo)
+  }
+}
+
+function printDemo(url: string, demo: { org_id: string; email: string; password: string; public_key: string; secret_key: string }) {
+  const sessionId = crypto.randomUUID()
+  const features = JSON.stringify(Array(34).fill(0))
+  // Printed on purpose, development only: these are the demo organization's own keys.
+  console.log(`
+Demo organization ready (development only, stored in DATA_DIR/demo-credentials.json)
+  dashboard login : ${demo.email} / ${demo.password}   (${url}/dashboard)
+  demo page       : ${url}/demo   (the SDK with the public key below; move, type, scroll, then ask for the verdict)
+  API reference   : ${url}/docs
+  public key      : ${demo.public_key}
+  secret key      : ${demo.secret_key}
+
+Try it:
+  curl -s ${url}/v1/ingest -H 'Content-Type: application/json' -H 'X-API-Key: ${demo.secret_key}' \\
+    -d '{"session_id":"${sessionId}","sdk_type":"server","captured_at":"'$(date -u +%Y-%m-%dT%H:%M:%SZ)'","signals":[],"features":${features}}'
+  curl -s ${url}/v1/session/${sessionId} -H 'X-API-Key: ${demo.secret_key}'
+`)
+}
+
+await main()

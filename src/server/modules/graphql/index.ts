@@ -1,0 +1,166 @@
+import { Elysia } from 'elysia'
+import { GraphQLError, type GraphQLFormattedError } from 'graphql'
+import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
+import { tagOrg } from '../../app'
+import type { AppDeps } from '../../deps'
+import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
+import { mediaType } from '../../platform/http'
+import type { Logger } from '../../platform/log'
+import { resolverFor, type Principal } from '../tenancy'
+import { DEFAULT_LIMITS, useQueryLimits, type QueryLimits } from './limits'
+import { graphqlParts } from './parts'
+import type { GraphQLContext, GraphQLPart } from './types'
+
+export type { GraphQLContext, GraphQLPart } from './types'
+
+/** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */
+const MAX_BODY_BYTES = 64 * 1024
+
+/** The contract's codes. Yoga's own client-error codes (parse, validation, bad request, variables) become BAD_USER_INPUT. */
+const PASS_THROUGH_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'UNAVAILABLE', 'INTERNAL_SERVER_ERROR'])
+
+function graphqlErrorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] }
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
+}
+
+function isOriginalGraphQLError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false
+  return error.originalError == null || isOriginalGraphQLError(error.originalError)
+}
+
+function rootCause(error: unknown): unknown {
+  let e = error
+  while (e instanceof GraphQLError && e.originalError) e = e.originalError
+  return e
+}
+
+/** Unexpected errors never show their message, stack or SQL (even in development); they go to the server log. */
+function maskError(error: unknown, message: string): Error {
+  if (isOriginalGraphQLError(error)) return error as GraphQLError
+  const located = error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {}
+  if (isDatabaseUnavailable(rootCause(error))) {
+    return new GraphQLError('the service is temporarily unavailable, retry later', {
+      ...located,
+      extensions: { code: 'UNAVAILABLE', http: { status: 503, headers: { 'retry-after': '5' } } },
+    })
+  }
+  return new GraphQLError(message, { ...located, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+}
+
+function yogaLogger(log: Logger): YogaLogger {
+  const describe = (args: unknown[]) => {
+    const error = args.find((a): a is Error => a instanceof Error)
+    const cause = error ? rootCause(error) : undefined
+    return {
+      detail: args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '),
+      ...(cause instanceof Error ? { cause: cause.message, stack: cause.stack } : {}),
+    }
+  }
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...args: unknown[]) => log.warn('graphql', describe(args)),
+    error: (...args: unknown[]) => log.error('graphql unexpected error', describe(args)),
+  }
+}
+
+/** Gives every error a contract code and keeps only code/details in extensions (no originalError, no internals). */
+function useContractErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      const results = Array.isArray(result) ? result : [result]
+      const rewritten = results.map((r) => {
+        if (!r || typeof r !== 'object' || !('errors' in r) || !r.errors?.length) return r
+        // No `data` means the request was refused before execution (bad JSON, syntax, validation, limits): HTTP 400.
+        const refused = !('data' in r)
+        const errors = r.errors.map((error) => {
+          const ext = (error.extensions ?? {}) as Record<string, unknown>
+          const code = typeof ext.code === 'string' && PASS_THROUGH_CODES.has(ext.code) ? ext.code : ext.unexpected ? 'INTERNAL_SERVER_ERROR' : 'BAD_USER_INPUT'
+          const http = (ext.http ?? {}) as { status?: number; headers?: Record<string, string> }
+          const status = refused && code === 'BAD_USER_INPUT' ? Math.max(http.status ?? 400, 400) : http.status
+          return new GraphQLError(error.message, {
+            nodes: error.nodes,
+            source: error.source,
+            positions: error.positions,
+            path: error.path,
+            extensions: {
+              code,
+              ...(ext.details ? { details: ext.details } : {}),
+              ...(status || http.headers ? { http: { ...(status ? { status } : {}), ...(http.headers ? { headers: http.headers } : {}) } } : {}),
+            },
+          })
+        })
+        return { ...r, errors }
+      })
+      setResult((Array.isArray(result) ? rewritten : rewritten[0]) as typeof result)
+    },
+  }
+}
+
+/**
+ * Media types are case-insensitive (RFC 9110) but Yoga matches `application/json` exactly: for
+ * `APPLICATION/JSON` it answered an empty 415 without a GraphQL error. It gets the header lower-cased.
+ */
+function withLowerCaseContentType(request: Request): Request {
+  const type = request.headers.get('content-type')
+  if (!type || type === type.toLowerCase()) return request
+  const headers = new Headers(request.headers)
+  headers.set('content-type', type.toLowerCase())
+  return new Request(request, { headers })
+}
+
+export function buildSchema(parts: GraphQLPart[]) {
+  return createSchema<GraphQLContext>({
+    typeDefs: parts.map((p) => p.typeDefs),
+    resolvers: parts.map((p) => p.resolvers) as any,
+  })
+}
+
+/**
+ * POST /graphql, dashboard JWT only. The caller is authenticated before Yoga reads the body, so an
+ * unauthenticated request costs no parsing or validation and always gets HTTP 401.
+ */
+export function graphqlModule(deps: AppDeps, options: { parts?: GraphQLPart[]; limits?: QueryLimits } = {}) {
+  const resolver = resolverFor(deps)
+  const yoga = createYoga<{ principal: Principal }, GraphQLContext>({
+    schema: buildSchema(options.parts ?? graphqlParts),
+    graphqlEndpoint: '/graphql',
+    graphiql: false,
+    landingPage: false,
+    multipart: false,
+    cors: false,
+    batching: false,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    logging: yogaLogger(deps.log),
+    maskedErrors: { maskError, errorMessage: 'internal error' },
+    context: ({ request, principal }) => ({ principal, deps, request }),
+    plugins: [
+      useQueryLimits(options.limits ?? DEFAULT_LIMITS, { introspection: deps.config.env !== 'production' }),
+      useContractErrorCodes(),
+    ],
+  })
+
+  return new Elysia({ name: 'graphql' }).post(
+    '/graphql',
+    async ({ request }) => {
+      let principal: Principal
+      try {
+        principal = await resolver.resolve(request, { accepted: ['jwt'] })
+      } catch (error) {
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          return graphqlErrorResponse(401, 'UNAUTHENTICATED', error.message, { 'www-authenticate': 'Bearer' })
+        }
+        throw error
+      }
+      tagOrg(request, principal.orgId)
+      const type = mediaType(request)
+      if (type !== 'application/json' && type !== 'application/graphql+json') {
+        return graphqlErrorResponse(415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json')
+      }
+      return yoga.handleRequest(withLowerCaseContentType(request), { principal })
+    },
+    // Yoga reads the body itself: a non-undefined result here stops Elysia's default parser from consuming it.
+    { parse: () => null }
+  )
+}

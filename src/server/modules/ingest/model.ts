@@ -1,0 +1,113 @@
+import * as v from 'valibot'
+import { KEY_CLASSES, SIGNAL_KINDS } from '../../../scoring/signals'
+
+export const MAX_SIGNALS = 10_000
+export const FEATURE_COUNT = 34
+export const MAX_FUTURE_MS = 5 * 60_000
+export const MAX_PAST_MS = 30 * 24 * 3600_000
+export const SDK_TYPES = ['web', 'ios', 'android', 'server'] as const
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const ISO_UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/
+
+const finite = v.pipe(v.number(), v.finite())
+const optionalFinite = v.optional(finite)
+
+/** One signal event. v.object (not strictObject): unknown keys are dropped from the output, never stored. */
+export const SignalEvent = v.object({
+  t: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  k: v.picklist(SIGNAL_KINDS),
+  x: optionalFinite,
+  y: optionalFinite,
+  dy: optionalFinite,
+  kc: v.optional(v.picklist(KEY_CLASSES)),
+  tr: v.optional(v.boolean()),
+  ox: optionalFinite,
+  oy: optionalFinite,
+  p: optionalFinite,
+  r: optionalFinite,
+  n: optionalFinite,
+  sc: v.optional(v.union([v.picklist([0, 1]), v.boolean()])),
+})
+export type SignalEvent = v.InferOutput<typeof SignalEvent>
+
+/**
+ * The events of one batch. abortEarly stops at the first bad event (its path, e.g. `signals[12].k`), so a
+ * 10,000-event batch of garbage costs one issue, not 10,000; then `t` must never go back.
+ */
+const Signals = v.pipe(
+  v.config(v.array(SignalEvent, 'must be an array of signal events'), { abortEarly: true }),
+  v.maxLength(MAX_SIGNALS, `must hold at most ${MAX_SIGNALS} events`),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const events = dataset.value
+    for (let i = 1; i < events.length; i++) {
+      if (events[i]!.t < events[i - 1]!.t) {
+        addIssue({
+          message: `must not be less than the previous event's t (${events[i - 1]!.t})`,
+          input: events[i]!.t,
+          path: [
+            { type: 'array', origin: 'value', input: events, key: i, value: events[i]! },
+            { type: 'object', origin: 'value', input: events[i]!, key: 't', value: events[i]!.t },
+          ],
+        })
+        return
+      }
+    }
+  })
+)
+
+/** Milliseconds since the epoch of a strict `YYYY-MM-DDTHH:MM:SS(.fff)Z` string, or NaN (also for 2026-02-31). */
+export function parseIsoUtc(text: string): number {
+  const m = ISO_UTC_RE.exec(text)
+  if (!m) return NaN
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const ms = Number(((m[7] ?? '') + '000').slice(0, 3))
+  const at = Date.UTC(year, month - 1, day, hour, minute, second, ms)
+  const d = new Date(at)
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return NaN
+  return at
+}
+
+/**
+ * Body of POST /v1/ingest (API.md). `now` is the injected clock: captured_at may be at most
+ * 5 minutes ahead of it and at most 30 days behind it.
+ */
+export function ingestBody(now: () => Date) {
+  return v.object({
+    session_id: v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase()),
+    sdk_type: v.picklist(SDK_TYPES, `must be one of ${SDK_TYPES.join(', ')}`),
+    captured_at: v.pipe(
+      v.string(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const at = parseIsoUtc(dataset.value)
+        if (Number.isNaN(at)) {
+          addIssue({ message: 'must be an ISO 8601 UTC time like 2026-01-31T12:00:00.000Z' })
+          return NEVER
+        }
+        const current = now().getTime()
+        if (at > current + MAX_FUTURE_MS) {
+          addIssue({ message: 'must not be more than 5 minutes in the future' })
+          return NEVER
+        }
+        if (at < current - MAX_PAST_MS) {
+          addIssue({ message: 'must not be more than 30 days in the past' })
+          return NEVER
+        }
+        return new Date(at)
+      })
+    ),
+    signals: Signals,
+    // Length first: an array of 100,000 bad elements must cost one issue, not 100,000.
+    features: v.pipe(
+      v.array(v.unknown(), 'must be an array of numbers'),
+      v.length(FEATURE_COUNT, `must have exactly ${FEATURE_COUNT} numbers`),
+      v.array(finite, 'must be an array of numbers')
+    ),
+  })
+}
+export type IngestBody = v.InferOutput<ReturnType<typeof ingestBody>>
+
+export const SessionParams = v.object({
+  session_id: v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase()),
+})

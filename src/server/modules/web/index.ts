@@ -1,0 +1,54 @@
+import { Elysia } from 'elysia'
+import * as v from 'valibot'
+import type { AppDeps } from '../../deps'
+import { ApiError } from '../../platform/errors'
+import { routeSchema } from '../../platform/validation'
+import { getSessionResult } from '../ingest/service'
+import { rateLimit } from '../ratelimit'
+import { assets, type Asset, type Assets } from './assets'
+import { findDemoOrg } from './demo'
+import { ASSET_HEADERS, HTML_HEADERS, SDK_HEADERS } from './headers'
+import { dashboardPage, demoPage } from './pages'
+
+const ResultParams = v.object({ session_id: v.pipe(v.string(), v.uuid('session_id must be a UUID')) })
+
+function serve(request: Request, a: Asset, headers: Record<string, string>): Response {
+  const common = { ...headers, etag: a.etag, 'content-type': a.type }
+  if (request.headers.get('if-none-match') === a.etag) return new Response(null, { status: 304, headers: common })
+  return new Response(a.body, { headers: common })
+}
+
+const html = (body: string) => new Response(body, { headers: HTML_HEADERS })
+
+/** The browser SDK, the demo page and the dashboard: everything a browser loads from the service. */
+export function webModule(deps: AppDeps) {
+  const { db, config } = deps
+  // Outside tests, build at start-up in the background so the first visitor does not wait for it.
+  if (config.env !== 'test') assets().catch((error) => deps.log.error('web bundle build failed', { error: String(error) }))
+
+  const file = (name: keyof Assets, headers: Record<string, string>) =>
+    async ({ request }: { request: Request }) => serve(request, (await assets())[name], headers)
+
+  return new Elysia({ name: 'web' })
+    .use(rateLimit(deps))
+    .get('/sdk/v1.js', file('sdk.js', SDK_HEADERS))
+    .get('/sdk/v1.mjs', file('sdk.mjs', SDK_HEADERS))
+    .get('/sdk/v1.d.ts', file('sdk.d.ts', SDK_HEADERS))
+    .get('/assets/dashboard.js', file('dashboard.js', ASSET_HEADERS))
+    .get('/assets/demo.js', file('demo.js', ASSET_HEADERS))
+    .get('/assets/app.css', file('app.css', ASSET_HEADERS))
+    .get('/dashboard', () => html(dashboardPage()))
+    .get('/demo', async () => html(demoPage((await findDemoOrg(db.sql, config.dataDir))?.publicKey ?? null)))
+    .get(
+      '/demo/result/:session_id',
+      async ({ params }) => {
+        const demo = await findDemoOrg(db.sql, config.dataDir)
+        if (!demo) throw new ApiError('not_found', 'no demo organization on this server')
+        // Public page, so only the demo organization's sessions can ever be read here.
+        const result = await getSessionResult(db.sql, demo.orgId, params.session_id.toLowerCase())
+        if (!result) throw new ApiError('not_found', 'no result for this session yet')
+        return result
+      },
+      { params: routeSchema(ResultParams), rateLimit: { scope: 'ip', name: 'demo-result' } }
+    )
+}

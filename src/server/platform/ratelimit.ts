@@ -1,0 +1,71 @@
+/**
+ * Token buckets. In memory per instance by default; RedisRateLimiter (src/server/platform/ratelimit-redis.ts)
+ * shares buckets between instances. Both implement the same interface.
+ */
+export type RateDecision = {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** seconds until the bucket is full again */
+  resetSeconds: number
+  /** seconds to wait before the next request can pass (0 when allowed) */
+  retryAfterSeconds: number
+}
+
+export interface RateLimiter {
+  /** Takes one token from bucket `key` holding `limit` tokens that refill evenly over `windowMs`. */
+  take(key: string, limit: number, windowMs: number): Promise<RateDecision>
+  close?(): Promise<void>
+}
+
+type Bucket = { tokens: number; updated: number }
+
+export class MemoryRateLimiter implements RateLimiter {
+  private buckets = new Map<string, Bucket>()
+  private sweeps = 0
+
+  constructor(private now: () => number = () => Date.now()) {}
+
+  async take(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const now = this.now()
+    const rate = limit / windowMs
+    const bucket = this.buckets.get(key) ?? { tokens: limit, updated: now }
+    bucket.tokens = Math.min(limit, bucket.tokens + (now - bucket.updated) * rate)
+    bucket.updated = now
+    const allowed = bucket.tokens >= 1
+    if (allowed) bucket.tokens -= 1
+    this.buckets.set(key, bucket)
+    if (++this.sweeps % 10_000 === 0) this.sweep(now, windowMs)
+    return decision(allowed, limit, bucket.tokens, rate)
+  }
+
+  // Full buckets carry no information: drop them so memory stays bounded under key churn.
+  private sweep(now: number, windowMs: number) {
+    for (const [key, b] of this.buckets) if (now - b.updated > windowMs) this.buckets.delete(key)
+  }
+}
+
+export function decision(allowed: boolean, limit: number, tokens: number, ratePerMs: number): RateDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetSeconds: Math.ceil((limit - tokens) / ratePerMs / 1000),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerMs / 1000)),
+  }
+}
+
+import { ApiError } from './errors'
+
+/** IETF RateLimit headers for any decision (sent on allowed responses too). */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(d.resetSeconds) }
+}
+
+/** The contract's 429 rate_limited, with Retry-After. */
+export function rateLimitedError(d: RateDecision): ApiError {
+  return new ApiError('rate_limited', 'too many requests, retry later', undefined, {
+    ...rateLimitHeaders(d),
+    'retry-after': String(d.retryAfterSeconds),
+  })
+}
