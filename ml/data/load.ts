@@ -1,0 +1,55 @@
+// Typed loaders for the real recordings of ml/data/real (README there: what
+// they are, licences). Groups are what k-fold keeps together so that a model
+// never scores a person it was trained on: SapiMouse by user; DELBOT by
+// family, because each DELBOT human family is one recording setup (most
+// likely one person) and its `user` field names single recordings.
+import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
+import type { Signal } from '../../src/scoring/signals'
+
+export type RealSource = 'sapimouse' | 'delbot'
+
+export type RealSession = {
+  source: RealSource
+  /** `window60s` (SapiMouse), `page` or `trajectory` (DELBOT) */
+  unit: string
+  user: string
+  /** k-fold group: never split between training and scoring */
+  group: string
+  /** SapiMouse session S1/S3; DELBOT human_pc1, bot_pynput, … */
+  family: string
+  label: 'human' | 'bot'
+  capture: string
+  span_s: number
+  signals: Signal[]
+}
+
+type Raw = Omit<RealSession, 'group'> & { part?: string }
+
+const cache = new Map<RealSource, RealSession[]>()
+
+export function loadReal(source: RealSource): RealSession[] {
+  const hit = cache.get(source)
+  if (hit) return hit
+  const text = gunzipSync(readFileSync(new URL(`./real/${source}.jsonl.gz`, import.meta.url))).toString('utf8')
+  const out: RealSession[] = []
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    const r = JSON.parse(line) as Raw
+    out.push({
+      source,
+      unit: r.unit,
+      user: r.user,
+      group: source === 'sapimouse' ? `sapimouse:${r.user}` : `delbot:${r.family}`,
+      family: r.family,
+      label: r.label,
+      capture: r.capture,
+      span_s: r.span_s,
+      signals: r.signals,
+    })
+  }
+  cache.set(source, out)
+  return out
+}
+
+export const loadAllReal = (): RealSession[] => [...loadReal('sapimouse'), ...loadReal('delbot')]
