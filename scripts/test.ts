@@ -2,7 +2,8 @@
  * `npm test`: runs the whole suite twice, on the embedded PGlite and on the PostgreSQL server
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test). Without a reachable server the
  * PostgreSQL run is skipped with a loud message, unless REQUIRE_POSTGRES=1 (CI), which makes it a failure.
- * Extra arguments are passed to `bun test` (e.g. a path filter). The TypeScript typecheck runs first.
+ * Extra arguments are passed to `bun test` (e.g. a path filter). The TypeScript typecheck and `biome ci`
+ * (formatting and lint, biome.json) run first.
  */
 import postgres from 'postgres'
 
@@ -48,6 +49,14 @@ console.log('=== typecheck (tsc --noEmit) ===')
 const tsc = Bun.spawnSync([process.execPath, 'x', 'tsc', '--noEmit', '-p', '.'], { stdout: 'inherit', stderr: 'inherit' })
 if (tsc.exitCode !== 0) {
   console.error('typecheck failed')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
+console.log('=== format and lint (biome ci) ===')
+const biome = Bun.spawnSync([process.execPath, 'x', 'biome', 'ci', '.'], { stdout: 'inherit', stderr: 'inherit' })
+if (biome.exitCode !== 0) {
+  console.error('biome found formatting or lint problems: `npm run format` fixes the formatting, `npm run lint` lists the rest')
   console.log('0 passed, 1 failed')
   process.exit(1)
 }
