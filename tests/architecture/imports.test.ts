@@ -34,8 +34,7 @@ const CLEAN: Record<string, string> = {
   'src/server/modules/a/repo.ts': 'declare const sql: any\nexport const readA = () => sql`select count(*) from a_items`\n',
   'src/server/modules/b/index.ts':
     "import { aRoutes } from '../a'\nimport { readB } from './repo'\nexport const bRoutes = () => [aRoutes(), readB()]\n",
-  'src/server/modules/b/repo.ts':
-    `declare const sql: any\nexport const readB = (id: number) => sql\`\n  select *\n  from b_items where id = \${id}\`\n`,
+  'src/server/modules/b/repo.ts': `declare const sql: any\nexport const readB = (id: number) => sql\`\n  select *\n  from b_items where id = \${id}\`\n`,
   'src/scoring/score.ts': 'export const score = (x: number) => x\n',
   'src/sdk/index.ts': "import { score } from '../scoring/score'\nexport const run = () => score(1)\n",
   'ml/train.ts': "import { score } from '../src/scoring/score'\nexport const train = () => score(2)\n",
