@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# Build stage: production dependencies, with the postgres.js fix applied (scripts/patch-postgres.cjs).
-# The browser SDK is bundled in memory by the service at start (src/server/modules/web), so no build step.
+# Build stage: production dependencies, with the postgres.js fix applied (scripts/patch-postgres.cjs),
+# and the browser SDK and pages bundled to dist/web (scripts/build-web.ts).
 FROM oven/bun:1.4 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,17 +8,20 @@ RUN bun install --production --ignore-scripts
 COPY scripts/patch-postgres.cjs scripts/
 RUN bun scripts/patch-postgres.cjs
 COPY . .
+RUN bun scripts/build-web.ts
 
-# Runtime stage: only what the service needs, as a non-root user.
+# Runtime stage: only what the server runs (tests/architecture/image.test.ts checks this list against
+# the server's imports and starts the server from exactly these paths): no ml/, tests, or browser sources.
 FROM oven/bun:1.4-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 COPY --from=build --chown=bun:bun /app/node_modules ./node_modules
-COPY --from=build --chown=bun:bun /app/package.json ./
-COPY --from=build --chown=bun:bun /app/src ./src
+COPY --from=build --chown=bun:bun /app/package.json ./package.json
+COPY --from=build --chown=bun:bun /app/src/server ./src/server
+COPY --from=build --chown=bun:bun /app/src/scoring ./src/scoring
 COPY --from=build --chown=bun:bun /app/sql ./sql
 COPY --from=build --chown=bun:bun /app/tenants ./tenants
-COPY --from=build --chown=bun:bun /app/public ./public
+COPY --from=build --chown=bun:bun /app/dist/web ./dist/web
 USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:3000/health').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
