@@ -3,8 +3,9 @@
  *   cycle            no import cycle among run-time imports (`import type`, and imports used only as
  *                    types, are erased before run time and cannot change load order: they do not count)
  *   module-boundary  under src/server/modules/<m>/, another module is imported only through its index.ts
- *   table-owner      only the owner named in TABLE_OWNERS (src/server/modules/<m>/repo.ts) names a table
- *                    of sql/*.sql in SQL; every table has exactly one owner
+ *   table-owner      every table of sql/*.sql has exactly one owner, a src/server/modules/<m>/repo.ts
+ *                    whose header says so (`The only file that names a, b and c in SQL.`), and no other
+ *                    file names the table in SQL
  *   layer            src/scoring imports only src/scoring (a pure library); src/sdk only src/sdk and
  *                    src/scoring; src/web never src/server; nothing under src/ imports ml/
  * The layer and boundary rules count every import, types included: a type import still couples the code.
@@ -16,23 +17,6 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-
-/** Which file may name each table in SQL. The one place table ownership is declared. */
-export const TABLE_OWNERS: Record<string, string> = {
-  plans: 'src/server/modules/org/repo.ts',
-  organizations: 'src/server/modules/org/repo.ts',
-  support_tickets: 'src/server/modules/org/repo.ts',
-  leads: 'src/server/modules/org/repo.ts',
-  users: 'src/server/modules/auth/repo.ts',
-  memberships: 'src/server/modules/auth/repo.ts',
-  otp_challenges: 'src/server/modules/auth/repo.ts',
-  refresh_tokens: 'src/server/modules/auth/repo.ts',
-  api_key_pairs: 'src/server/modules/keys/repo.ts',
-  sessions: 'src/server/modules/ingest/repo.ts',
-  session_batches: 'src/server/modules/ingest/repo.ts',
-  usage_counters: 'src/server/modules/usage/repo.ts',
-  mail_outbox: 'src/server/modules/mail/repo.ts',
-}
 
 /** Folders whose code is walked: the runtime tree, the offline tree, and the plan catalog's code. */
 const WALKED = ['src', 'ml', 'tenants']
@@ -322,10 +306,36 @@ export function tablesNamedIn(sqlText: string, tables: Iterable<string>): { tabl
   return [...sqlText.matchAll(keyword), ...sqlText.matchAll(listed)].map((m) => ({ table: m[1]!.toLowerCase(), offset: m.index! }))
 }
 
-export type CheckOptions = { owners?: Record<string, string>; files?: string[] }
+/** A repo.ts header declaring the tables it owns; the one place ownership is written down. */
+const OWNER_HEADER = /The only file that names ([a-z0-9_, ]+?) in SQL/g
+const REPO = /^src\/server\/modules\/[^/]+\/repo\.ts$/
+
+/** Owners as declared in the files' headers, and what is wrong with the declarations. */
+export function ownersOf(root: string, files: string[], tables: Map<string, unknown>) {
+  const owners: Record<string, string> = {}
+  const violations: Violation[] = []
+  for (const file of files) {
+    const text = readFileSync(join(root, file), 'utf8')
+    for (const m of text.matchAll(OWNER_HEADER)) {
+      const line = lineAt(text, m.index!)
+      const problem = (message: string) => violations.push({ rule: 'table-owner', file, line, message })
+      if (!REPO.test(file)) problem("only a module's repo.ts owns tables")
+      for (const table of m[1]!
+        .split(/,\s*|\s+and\s+/)
+        .map((t) => t.trim())
+        .filter(Boolean)) {
+        if (!tables.has(table)) problem(`declares table ${table}, which no sql/*.sql creates`)
+        else if (owners[table] && owners[table] !== file) problem(`declares table ${table}, already owned by ${owners[table]}`)
+        else owners[table] = file
+      }
+    }
+  }
+  return { owners, violations }
+}
+
+export type CheckOptions = { files?: string[] }
 
 export function checkArchitecture(root: string, options: CheckOptions = {}): Violation[] {
-  const owners = options.owners ?? TABLE_OWNERS
   const files = options.files ?? listFiles(root)
   const graph = buildGraph(root, files)
   const violations: Violation[] = []
@@ -355,22 +365,14 @@ export function checkArchitecture(root: string, options: CheckOptions = {}): Vio
   }
 
   const tables = tablesOf(root)
+  const { owners, violations: declarations } = ownersOf(root, files, tables)
+  violations.push(...declarations)
   for (const [table, where] of tables) {
-    if (!owners[table])
+    if (!owners[table]) {
       violations.push({
         rule: 'table-owner',
         ...where,
-        message: `table ${table} has no owner in TABLE_OWNERS (scripts/check-architecture.ts)`,
-      })
-  }
-  for (const [table, owner] of Object.entries(owners)) {
-    if (!tables.has(table)) continue
-    if (!/^src\/server\/modules\/[^/]+\/repo\.ts$/.test(owner)) {
-      violations.push({
-        rule: 'table-owner',
-        file: 'scripts/check-architecture.ts',
-        line: 1,
-        message: `owner of ${table} must be a module's repo.ts, not ${owner}`,
+        message: `table ${table} has no owner: no repo.ts header says "The only file that names ${table} in SQL."`,
       })
     }
   }
