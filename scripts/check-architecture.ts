@@ -38,7 +38,14 @@ export type Import = {
 
 export type Graph = Map<string, Import[]>
 
-const transpiler = new Bun.Transpiler({ loader: 'tsx', trimUnusedImports: true })
+type Loader = 'ts' | 'tsx' | 'js'
+const transpilers = new Map<Loader, InstanceType<typeof Bun.Transpiler>>()
+const transpiler = (loader: Loader) => {
+  let t = transpilers.get(loader)
+  if (!t) transpilers.set(loader, (t = new Bun.Transpiler({ loader, trimUnusedImports: true })))
+  return t
+}
+const loaderOf = (file: string): Loader => (file.endsWith('.tsx') ? 'tsx' : /\.m?ts$/.test(file) ? 'ts' : 'js')
 
 const STATIC_IMPORT = /^[ \t]*(import|export)\s+(type\s+)?(?:[^'"`;]*?\bfrom\s*)?(['"])([^'"\n]+)\3/gm
 const DYNAMIC_IMPORT = /\b(import|require)\s*\(\s*(['"])([^'"\n]+)\2\s*\)/g
@@ -52,17 +59,21 @@ function isCommentLine(text: string, index: number): boolean {
 }
 
 /** Every import of one file, with its line and whether it is still there at run time. */
-export function scanImports(text: string, isTs = true): Omit<Import, 'target'>[] {
+export function scanImports(text: string, loader: Loader = 'ts'): Omit<Import, 'target'>[] {
   let runtimeSpecifiers: Set<string>
   try {
-    runtimeSpecifiers = new Set(transpiler.scan(text).imports.map((i) => i.path))
+    runtimeSpecifiers = new Set(
+      transpiler(loader)
+        .scan(text)
+        .imports.map((i) => i.path)
+    )
   } catch {
     // A file Bun cannot parse: count every import as a run-time one rather than miss a cycle.
     runtimeSpecifiers = new Set([...text.matchAll(STATIC_IMPORT)].map((m) => m[4]!))
   }
   const found: Omit<Import, 'target'>[] = []
   for (const m of text.matchAll(STATIC_IMPORT)) {
-    const typeOnly = Boolean(m[2]) && isTs
+    const typeOnly = Boolean(m[2]) && loader !== 'js'
     found.push({ specifier: m[4]!, line: lineAt(text, m.index!), runtime: !typeOnly && runtimeSpecifiers.has(m[4]!), dynamic: false })
   }
   for (const m of text.matchAll(DYNAMIC_IMPORT)) {
@@ -104,7 +115,7 @@ export function buildGraph(root: string, files = listFiles(root)): Graph {
   const graph: Graph = new Map()
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8')
-    const imports = scanImports(text, /\.(ts|tsx|mts)$/.test(file)).map((i) => ({ ...i, target: resolveImport(root, file, i.specifier) }))
+    const imports = scanImports(text, loaderOf(file)).map((i) => ({ ...i, target: resolveImport(root, file, i.specifier) }))
     graph.set(file, imports)
   }
   return graph
