@@ -17,7 +17,7 @@ afterAll(async () => {
 })
 
 describe('GET /dev/mail', () => {
-  it('lists one address\'s mail, newest first, in the contract\'s shape', async () => {
+  it("lists one address's mail, newest first, in the contract's shape", async () => {
     const to = freshEmail('mail')
     await h.deps.mailer.send({ to, subject: 'first', text: 'one' })
     await h.deps.mailer.send({ to, subject: 'second', text: 'two' })

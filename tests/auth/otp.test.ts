@@ -68,7 +68,7 @@ describe('one-time codes', () => {
     expect((await verify(second.body.challenge_id, secondCode)).status).toBe(200)
   })
 
-  it('does not let one challenge\'s code open another user\'s challenge', async () => {
+  it("does not let one challenge's code open another user's challenge", async () => {
     const one = await registerAccount(h)
     const two = await registerAccount(h)
     const codeOne = await latestCode(h, one.email)
@@ -102,7 +102,9 @@ describe('one-time codes', () => {
   it('counts sign-up attempts on an existing email toward the same limit (mail flood guard)', async () => {
     const org = await h.seedOrg('Flooded')
     for (let i = 0; i < 3; i++) {
-      expect((await h.json('POST', '/auth/register', { body: { email: org.email, password: PASSWORD, organization_name: 'X' } })).status).toBe(202)
+      expect(
+        (await h.json('POST', '/auth/register', { body: { email: org.email, password: PASSWORD, organization_name: 'X' } })).status
+      ).toBe(202)
     }
     const res = await h.json('POST', '/auth/register', { body: { email: org.email, password: PASSWORD, organization_name: 'X' } })
     expect(res.status).toBe(429)
@@ -141,14 +143,18 @@ describe('one-time codes', () => {
     const code = await latestCode(h, email)
     const results = await Promise.all([verify(challengeId, code), verify(challengeId, code), verify(challengeId, code)])
     expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401])
-    const [{ n }] = (await h.deps.db.sql`select count(*)::int as n from refresh_tokens r join users u on u.user_id = r.user_id where u.email = ${email}`) as any
+    const [{ n }] = (await h.deps.db
+      .sql`select count(*)::int as n from refresh_tokens r join users u on u.user_id = r.user_id where u.email = ${email}`) as any
     expect(n).toBe(1)
   })
 
   it('survives a login racing the verification of the same account', async () => {
     const { email, challengeId } = await registerAccount(h)
     const code = await latestCode(h, email)
-    const [verified, login] = await Promise.all([verify(challengeId, code), h.json('POST', '/auth/login', { body: { email, password: PASSWORD } })])
+    const [verified, login] = await Promise.all([
+      verify(challengeId, code),
+      h.json('POST', '/auth/login', { body: { email, password: PASSWORD } }),
+    ])
     expect([200, 401]).toContain(verified.status)
     expect(login.status).toBe(202)
   })

@@ -97,7 +97,8 @@ describe('refresh and logout ceiling per IP', () => {
   it('answers 429 with Retry-After past AUTH_PER_MIN × 6 token calls a minute from one IP, not from another', async () => {
     const h3 = await createHarness({ seed: false, env: { TRUST_PROXY: 'true', RATE_LIMIT_AUTH_PER_MIN: '2' } })
     try {
-      const call = (ip: string) => h3.json('POST', '/auth/logout', { headers: { 'x-forwarded-for': ip }, body: { refresh_token: 'rt_' + 'a'.repeat(52) } })
+      const call = (ip: string) =>
+        h3.json('POST', '/auth/logout', { headers: { 'x-forwarded-for': ip }, body: { refresh_token: 'rt_' + 'a'.repeat(52) } })
       for (let i = 0; i < 12; i++) expect((await call('203.0.113.9')).status).toBe(204)
       const limited = await call('203.0.113.9')
       expect(limited.status).toBe(429)

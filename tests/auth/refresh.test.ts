@@ -116,8 +116,18 @@ describe('refresh', () => {
       expect(res.body.error.code).toBe('validation_failed')
       expect(res.body.error.details[0].path).toBe('refresh_token')
     }
-    expect((await h.json('POST', '/auth/refresh', { rawBody: '{"refresh_token":', headers: { 'content-type': 'application/json' } })).body.error.code).toBe('invalid_json')
-    expect((await h.json('POST', '/auth/refresh', { rawBody: 'refresh_token=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415)
+    expect(
+      (await h.json('POST', '/auth/refresh', { rawBody: '{"refresh_token":', headers: { 'content-type': 'application/json' } })).body.error
+        .code
+    ).toBe('invalid_json')
+    expect(
+      (
+        await h.json('POST', '/auth/refresh', {
+          rawBody: 'refresh_token=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status
+    ).toBe(415)
   })
 })
 
@@ -129,7 +139,7 @@ describe('logout', () => {
     expectDead(await refresh(s.refresh_token))
   })
 
-  it('ends the whole login: the family\'s newest token dies even when an older one is presented', async () => {
+  it("ends the whole login: the family's newest token dies even when an older one is presented", async () => {
     const s = await signedUp(h)
     const next = await refresh(s.refresh_token)
     expect((await logout(s.refresh_token)).status).toBe(204)

@@ -42,14 +42,22 @@ describe('register validation', () => {
 
   it('accepts the boundaries: 10- and 256-character passwords, 100-character names', async () => {
     expect((await post('/auth/register', { ...valid(), password: 'p'.repeat(10) })).status).toBe(202)
-    expect((await post('/auth/register', { ...valid(), password: 'p'.repeat(256), name: 'n'.repeat(100), organization_name: 'o'.repeat(100) })).status).toBe(202)
+    expect(
+      (await post('/auth/register', { ...valid(), password: 'p'.repeat(256), name: 'n'.repeat(100), organization_name: 'o'.repeat(100) }))
+        .status
+    ).toBe(202)
   })
 
   it('stores unicode names, normalises the email and ignores unknown fields', async () => {
     const email = freshEmail('uni')
     const res = await post('/auth/register', {
-      email: `  ${email.toUpperCase()}  `, password: PASSWORD, name: '  Zoë 🦊 ', organization_name: 'Ünïcode GmbH',
-      role: 'admin', plan_id: 'enterprise', org_id: h.a.orgId,
+      email: `  ${email.toUpperCase()}  `,
+      password: PASSWORD,
+      name: '  Zoë 🦊 ',
+      organization_name: 'Ünïcode GmbH',
+      role: 'admin',
+      plan_id: 'enterprise',
+      org_id: h.a.orgId,
     })
     expect(res.status).toBe(202)
     const [row] = await h.deps.db.sql`select u.email, u.name, o.name as org, o.plan_id, m.role, o.org_id
@@ -62,7 +70,8 @@ describe('register validation', () => {
     const email = freshEmail('noname')
     expect((await post('/auth/register', { email, password: PASSWORD, organization_name: 'Org' })).status).toBe(202)
     const code = await latestCode(h, email)
-    const [c] = await h.deps.db.sql`select challenge_id from otp_challenges o join users u on u.user_id = o.user_id where u.email = ${email}`
+    const [c] = await h.deps.db
+      .sql`select challenge_id from otp_challenges o join users u on u.user_id = o.user_id where u.email = ${email}`
     const res = await post('/auth/verify-otp', { challenge_id: c!.challenge_id, code })
     expect(res.body.user.name).toBeNull()
   })
@@ -98,8 +107,25 @@ describe('login, verify-otp validation', () => {
 
 describe('hostile input', () => {
   const odd: unknown[] = [
-    null, true, 0, -1, 1e308, '', ' ', 'a'.repeat(10_000), '\u0000', '\ud800', '💥'.repeat(300), '\u202e', '<script>', "' or 1=1 --",
-    [], ['a'], {}, { $gt: '' }, { toString: 'x' },
+    null,
+    true,
+    0,
+    -1,
+    1e308,
+    '',
+    ' ',
+    'a'.repeat(10_000),
+    '\u0000',
+    '\ud800',
+    '💥'.repeat(300),
+    '\u202e',
+    '<script>',
+    "' or 1=1 --",
+    [],
+    ['a'],
+    {},
+    { $gt: '' },
+    { toString: 'x' },
   ]
   const bodies: Record<string, Record<string, unknown>> = {
     '/auth/register': { email: 'odd@example.com', password: PASSWORD, name: 'n', organization_name: 'o' },
@@ -151,9 +177,14 @@ describe('hostile input', () => {
   })
 
   it('answers 413 for a body over the limit and 415 for form posts', async () => {
-    const res = await h.json('POST', '/auth/register', { rawBody: JSON.stringify({ password: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } })
+    const res = await h.json('POST', '/auth/register', {
+      rawBody: JSON.stringify({ password: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(413)
-    expect((await h.json('POST', '/auth/login', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415)
+    expect(
+      (await h.json('POST', '/auth/login', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status
+    ).toBe(415)
   })
 
   it('leaves nothing half-written when a register fails validation', async () => {

@@ -78,7 +78,10 @@ inBrowser((env) => {
         await page.getByLabel('Priority').selectOption('high')
         await page.getByLabel('Message').fill('Does the SDK work inside iframes?')
         await page.getByRole('button', { name: 'Send to support' }).click()
-        await eventually(async () => /Ticket [0-9a-f-]{36} opened/.test((await status(page).textContent()) ?? ''), 'the ticket confirmation')
+        await eventually(
+          async () => /Ticket [0-9a-f-]{36} opened/.test((await status(page).textContent()) ?? ''),
+          'the ticket confirmation'
+        )
         const tickets = await env.server.deps.db.sql<{ subject: string; priority: string }[]>`
           select t.subject, t.priority from support_tickets t join users u on u.user_id = t.user_id where u.email = ${email}`
         expect([...tickets]).toEqual([{ subject: 'Question about the SDK', priority: 'high' }])

@@ -15,7 +15,7 @@ inBrowser((env) => {
       const x = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t ** 2 * x1
       const y = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t ** 2 * y1
       await page.mouse.move(x, y, { steps: 3 + (i % 4) })
-      if (i % 5 === 0) await page.waitForTimeout(60 + (i * 37) % 90)
+      if (i % 5 === 0) await page.waitForTimeout(60 + ((i * 37) % 90))
     }
   }
 
@@ -77,7 +77,11 @@ inBrowser((env) => {
         if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('demo.png'), fullPage: true })
 
         const sql = env.server.deps.db.sql
-        const batchesBefore = (await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`).length
+        const batchesBefore = (
+          await sql<
+            BatchRow[]
+          >`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`
+        ).length
         expect(batchesBefore).toBeGreaterThan(0)
 
         // More typing, then leave the page: pagehide must hand the rest to sendBeacon.
@@ -87,7 +91,9 @@ inBrowser((env) => {
         await page.goto('about:blank')
 
         const rows = await eventually(async () => {
-          const r = await sql<BatchRow[]>`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId} order by seq`
+          const r = await sql<
+            BatchRow[]
+          >`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId} order by seq`
           return r.length > batchesBefore && r
         }, 'the beacon batch')
 
@@ -144,7 +150,9 @@ inBrowser((env) => {
         const first = await page.textContent('#session-id')
         const outcome = await page.evaluate(() => {
           const w = window as unknown as { BSS: { init(o: unknown): { sessionId: string } } }
-          const bad = [undefined, null, {}, { publicKey: 'svc_live_sk_' + 'a'.repeat(40) }, { publicKey: 42 }].map((o) => w.BSS.init(o).sessionId)
+          const bad = [undefined, null, {}, { publicKey: 'svc_live_sk_' + 'a'.repeat(40) }, { publicKey: 42 }].map(
+            (o) => w.BSS.init(o).sessionId
+          )
           // Synthetic events: recorded as untrusted, never an exception.
           window.dispatchEvent(new PointerEvent('pointermove', { clientX: 5, clientY: 5 }))
           window.dispatchEvent(new KeyboardEvent('keydown', { key: 'x' }))
@@ -159,7 +167,10 @@ inBrowser((env) => {
         }, env.server.demo.public_key)
         const rows = await env.server.deps.db.sql<{ signals: { k: string; tr?: boolean }[] }[]>`
           select signals from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${first}`
-        const untrusted = rows.flatMap((r) => r.signals).filter((s) => s.tr === false).map((s) => s.k)
+        const untrusted = rows
+          .flatMap((r) => r.signals)
+          .filter((s) => s.tr === false)
+          .map((s) => s.k)
         expect(untrusted.sort()).toEqual(['kd', 'mm', 's', 'ts'])
         await page.reload()
         await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
@@ -180,9 +191,12 @@ inBrowser((env) => {
         port: 0,
         hostname: '127.0.0.1',
         fetch: () =>
-          new Response(`<!doctype html><title>shop</title><script src="${env.server.url}/sdk/v1.js" crossorigin="anonymous"></script><h1>shop</h1>`, {
-            headers: { 'content-type': 'text/html' },
-          }),
+          new Response(
+            `<!doctype html><title>shop</title><script src="${env.server.url}/sdk/v1.js" crossorigin="anonymous"></script><h1>shop</h1>`,
+            {
+              headers: { 'content-type': 'text/html' },
+            }
+          ),
       })
       const context = await env.browser.newContext()
       const page = await context.newPage()

@@ -15,7 +15,8 @@ import { ThrowawayPostgres } from '../helpers/throwaway-pg'
 const onPostgres = testDbKind() === 'postgres'
 if (!onPostgres) console.warn('tests/faults/db-outage: skipped on PGlite (runs in the PostgreSQL pass of npm test)')
 const canRunServer = ThrowawayPostgres.available()
-if (onPostgres && !canRunServer) console.warn('tests/faults/db-outage: NO PostgreSQL binaries to start a private server: the stop/start scenario is SKIPPED')
+if (onPostgres && !canRunServer)
+  console.warn('tests/faults/db-outage: NO PostgreSQL binaries to start a private server: the stop/start scenario is SKIPPED')
 
 const DB_TIMEOUT_MS = 2000
 const cleanups: (() => Promise<void> | void)[] = []
@@ -24,7 +25,15 @@ afterAll(async () => {
 })
 
 type Fault = { down(): void; up(): void }
-type Outcome = { status: number; session: string; capturedAt: string; code?: string; retryAfter?: string | null; start: number; end: number }
+type Outcome = {
+  status: number
+  session: string
+  capturedAt: string
+  code?: string
+  retryAfter?: string | null
+  start: number
+  end: number
+}
 
 async function serve(url: string): Promise<{ h: Harness; base: string }> {
   const db = await openDb({ url, poolMax: 6, timeoutMs: DB_TIMEOUT_MS })
@@ -35,7 +44,10 @@ async function serve(url: string): Promise<{ h: Harness; base: string }> {
   })
   await db.sql`update organizations set plan_id = 'enterprise' where org_id = ${h.a.orgId}`
   const listening = h.app.listen({ port: 0, hostname: '127.0.0.1' })
-  cleanups.push(() => h.close(), () => listening.server?.stop(true))
+  cleanups.push(
+    () => h.close(),
+    () => listening.server?.stop(true)
+  )
   return { h, base: `http://127.0.0.1:${listening.server!.port}` }
 }
 
@@ -66,7 +78,15 @@ async function outageUnderLoad(name: string, h: Harness, base: string, fault: Fa
           signal: AbortSignal.timeout(DB_TIMEOUT_MS + 3000),
         })
         const body = (await res.json()) as { error?: { code: string } }
-        outcome = { status: res.status, session, capturedAt, code: body.error?.code, retryAfter: res.headers.get('retry-after'), start, end: performance.now() }
+        outcome = {
+          status: res.status,
+          session,
+          capturedAt,
+          code: body.error?.code,
+          retryAfter: res.headers.get('retry-after'),
+          start,
+          end: performance.now(),
+        }
       } catch {
         outcome = { status: 0, session, capturedAt, start, end: performance.now() }
       }
@@ -127,20 +147,26 @@ async function outageUnderLoad(name: string, h: Harness, base: string, fault: Fa
 }
 
 describe('database outage under load', () => {
-  it.skipIf(!onPostgres || !canRunServer)('PostgreSQL stopped and started again: 503 with Retry-After meanwhile, recovery alone, no acknowledged batch lost', async () => {
-    const pg = new ThrowawayPostgres()
-    cleanups.push(() => pg.destroy())
-    pg.init()
-    const { h, base } = await serve(pg.url)
-    await outageUnderLoad('server stopped', h, base, { down: () => pg.stop(), up: () => pg.start() })
-  })
+  it.skipIf(!onPostgres || !canRunServer)(
+    'PostgreSQL stopped and started again: 503 with Retry-After meanwhile, recovery alone, no acknowledged batch lost',
+    async () => {
+      const pg = new ThrowawayPostgres()
+      cleanups.push(() => pg.destroy())
+      pg.init()
+      const { h, base } = await serve(pg.url)
+      await outageUnderLoad('server stopped', h, base, { down: () => pg.stop(), up: () => pg.start() })
+    }
+  )
 
   it.skipIf(!onPostgres)('every connection cut and new ones refused: the same guarantees', async () => {
     const url = await createEmptyDatabase()
     const proxy = new TcpProxy('127.0.0.1', Number(new URL(url).port || 5432))
     const proxied = new URL(url)
     proxied.port = String(proxy.start())
-    cleanups.push(() => dropDatabase(url), () => proxy.stop())
+    cleanups.push(
+      () => dropDatabase(url),
+      () => proxy.stop()
+    )
     const { h, base } = await serve(proxied.toString())
     await outageUnderLoad('connections cut', h, base, { down: () => proxy.cut(), up: () => proxy.restore() })
   })

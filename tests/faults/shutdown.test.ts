@@ -44,7 +44,13 @@ describe('graceful shutdown under load', () => {
           const res = await fetch(`${base}/v1/ingest`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'x-api-key': secretKey, connection: 'close' },
-            body: JSON.stringify({ session_id: session, sdk_type: 'server', captured_at: capturedAt, signals, features: Array(34).fill(0.5) }),
+            body: JSON.stringify({
+              session_id: session,
+              sdk_type: 'server',
+              captured_at: capturedAt,
+              signals,
+              features: Array(34).fill(0.5),
+            }),
             keepalive: false,
             signal: AbortSignal.timeout(15_000),
           })
@@ -77,7 +83,9 @@ describe('graceful shutdown under load', () => {
       left join (select session_id, count(*)::int as n, sum(signal_count)::int as signals from session_batches group by session_id) b using (session_id)
       where s.org_id = ${orgId} and (s.batch_count <> coalesce(b.n, 0) or s.signal_count <> coalesce(b.signals, 0))`
     expect(inconsistent.length).toBe(0)
-    const stored = await db.sql<{ session_id: string; captured_at: Date }[]>`select session_id, captured_at from session_batches where org_id = ${orgId}`
+    const stored = await db.sql<
+      { session_id: string; captured_at: Date }[]
+    >`select session_id, captured_at from session_batches where org_id = ${orgId}`
     const keys = new Set(stored.map((r) => `${r.session_id}|${r.captured_at.toISOString()}`))
     expect(answered.filter((o) => !keys.has(`${o.session}|${o.capturedAt}`))).toEqual([])
     // A connection reset at the instant the listener closes (the kernel had completed the handshake,
@@ -86,7 +94,9 @@ describe('graceful shutdown under load', () => {
     expect(reset.filter((o) => keys.has(`${o.session}|${o.capturedAt}`))).toEqual([])
     const served = (output().match(/"route":"\/v1\/ingest"/g) ?? []).length
     expect(served).toBe(answered.length) // every request the server handled was answered
-    console.log(`shutdown: ${answered.length} requests answered 200 (${answered.length - inFlightBefore} after SIGTERM), ${reset.length} connections reset unread at the listener close, ${stored.length} batches stored, exit ${exitCode}`)
+    console.log(
+      `shutdown: ${answered.length} requests answered 200 (${answered.length - inFlightBefore} after SIGTERM), ${reset.length} connections reset unread at the listener close, ${stored.length} batches stored, exit ${exitCode}`
+    )
     await db.close()
   })
 
@@ -111,7 +121,18 @@ describe('graceful shutdown under load', () => {
 /** Starts src/server/main.ts on PostgreSQL on a free port; resolves once it listens. */
 async function startService(databaseUrl: string, env: Record<string, string> = {}) {
   const child = Bun.spawn([process.execPath, 'run', join(import.meta.dir, '../../src/server/main.ts')], {
-    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '1000000', ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '10000',
+      RATE_LIMIT_KEY_PER_MIN: '1000000',
+      RATE_LIMIT_ORG_PER_MIN: '1000000',
+      ...env,
+    },
     stdout: 'pipe',
     stderr: 'inherit',
   })

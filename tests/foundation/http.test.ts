@@ -47,7 +47,10 @@ describe('conventions on every response', () => {
     const before = h.logs.length
     await h.request('GET', '/health', { headers: { 'x-request-id': 'log-check' } })
     await Bun.sleep(5)
-    const line = h.logs.slice(before).map((l) => JSON.parse(l)).find((l) => l.request_id === 'log-check')
+    const line = h.logs
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.request_id === 'log-check')
     expect(line).toMatchObject({ msg: 'request', method: 'GET', route: '/health', status: 200 })
     expect(typeof line.duration_ms).toBe('number')
   })
@@ -60,7 +63,13 @@ describe('API reference', () => {
     expect(spec.body.info.version).toBe('1.0.0')
     expect(Object.keys(spec.body.paths)).toContain('/health')
     const ingest = spec.body.paths['/v1/ingest'].post.requestBody.content
-    expect(Object.keys(ingest['application/json'].schema.properties)).toEqual(['session_id', 'sdk_type', 'captured_at', 'signals', 'features'])
+    expect(Object.keys(ingest['application/json'].schema.properties)).toEqual([
+      'session_id',
+      'sdk_type',
+      'captured_at',
+      'signals',
+      'features',
+    ])
     expect(ingest['text/plain']).toBeDefined() // sendBeacon
     expect(spec.body.paths['/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
     const page = await h.request('GET', '/docs')

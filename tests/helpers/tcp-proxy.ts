@@ -10,7 +10,10 @@ export class TcpProxy {
   private sockets = new Set<Socket<any>>()
   port = 0
 
-  constructor(private targetHost: string, private targetPort: number) {}
+  constructor(
+    private targetHost: string,
+    private targetPort: number
+  ) {}
 
   start(port = 0): number {
     const self = this

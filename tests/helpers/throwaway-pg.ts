@@ -20,7 +20,9 @@ export class ThrowawayPostgres {
   }
 
   static available(): boolean {
-    return ThrowawayPostgres.binDir() !== null && (process.getuid?.() !== 0 || existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser'))
+    return (
+      ThrowawayPostgres.binDir() !== null && (process.getuid?.() !== 0 || existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser'))
+    )
   }
 
   get url(): string {
@@ -29,7 +31,10 @@ export class ThrowawayPostgres {
 
   private run(args: string[]) {
     const bin = ThrowawayPostgres.binDir()!
-    const cmd = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', join(bin, args[0]!), ...args.slice(1)] : [join(bin, args[0]!), ...args.slice(1)]
+    const cmd =
+      process.getuid?.() === 0
+        ? ['runuser', '-u', 'postgres', '--', join(bin, args[0]!), ...args.slice(1)]
+        : [join(bin, args[0]!), ...args.slice(1)]
     const out = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' })
     if (out.exitCode !== 0) throw new Error(`${args[0]} failed: ${out.stderr.toString()}`)
   }
@@ -41,8 +46,17 @@ export class ThrowawayPostgres {
   }
 
   start() {
-    this.run(['pg_ctl', '-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+    this.run([
+      'pg_ctl',
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ])
   }
 
   /** A fast shutdown: sessions are terminated, as when an operator stops the server. */

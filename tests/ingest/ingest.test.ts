@@ -41,14 +41,20 @@ describe('POST /v1/ingest responses', () => {
 
   it('takes a public key in ?key= with a text/plain body (navigator.sendBeacon)', async () => {
     const batch = makeBatch(h)
-    const res = await h.json('POST', `/v1/ingest?key=${h.a.publicKey}`, { rawBody: JSON.stringify(batch), headers: { 'content-type': 'text/plain;charset=UTF-8' } })
+    const res = await h.json('POST', `/v1/ingest?key=${h.a.publicKey}`, {
+      rawBody: JSON.stringify(batch),
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    })
     expect(res.status).toBe(202)
     expect(res.body).toEqual({ session_id: batch.session_id, accepted: 50 })
     expect(res.headers.get('x-quota-limit')).toBe('1000')
   })
 
   it('never takes a secret key in the URL', async () => {
-    const res = await h.json('POST', `/v1/ingest?key=${h.a.secretKey}`, { rawBody: JSON.stringify(makeBatch(h)), headers: { 'content-type': 'text/plain' } })
+    const res = await h.json('POST', `/v1/ingest?key=${h.a.secretKey}`, {
+      rawBody: JSON.stringify(makeBatch(h)),
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(res.status).toBe(401)
   })
 
@@ -81,7 +87,11 @@ describe('sessions of several batches', () => {
     expect(third.body).toMatchObject({ signals: 90, batches: 3, scored_at: h.clock.now().toISOString() })
     const rows = await h.deps.db.sql<{ seq: number; signal_count: number }[]>`
       select seq, signal_count from session_batches where org_id = ${h.a.orgId} and session_id = ${batch.session_id} order by seq`
-    expect(rows.map((r) => [r.seq, r.signal_count])).toEqual([[1, 40], [2, 30], [3, 20]])
+    expect(rows.map((r) => [r.seq, r.signal_count])).toEqual([
+      [1, 40],
+      [2, 30],
+      [3, 20],
+    ])
   })
 
   it('does not append a retried batch twice and answers as the first time', async () => {
@@ -183,7 +193,12 @@ describe('credentials and tenancy', () => {
 })
 
 describe('replayed trajectories', () => {
-  const path = Array.from({ length: 60 }, (_, i) => ({ t: i * 16, k: 'mm', x: 100 + i * 3 + (i % 4), y: 200 + Math.round(20 * Math.sin(i / 6)) }))
+  const path = Array.from({ length: 60 }, (_, i) => ({
+    t: i * 16,
+    k: 'mm',
+    x: 100 + i * 3 + (i % 4),
+    y: 200 + Math.round(20 * Math.sin(i / 6)),
+  }))
 
   it('flags a session whose trajectory another session of the same organization already had', async () => {
     const original = await ingest(h, h.a.secretKey, makeBatch(h, { signals: path }))
@@ -207,9 +222,9 @@ describe('replayed trajectories', () => {
         t: k * 900 + i * 16,
         k: i === 0 ? 'ts' : i === 11 ? 'te' : 'tm',
         x: 180 + k * 7 + Math.round(4 * Math.sin(i / 2 + k)),
-        y: 600 - Math.round(250 * (1 - Math.cos((Math.PI * i) / 11)) / 2) - k * i,
+        y: 600 - Math.round((250 * (1 - Math.cos((Math.PI * i) / 11))) / 2) - k * i,
         r: 20,
-      })),
+      }))
     )
     const original = await ingest(h, h.a.secretKey, makeBatch(h, { signals: swipes }))
     expect(original.status).toBe(200)

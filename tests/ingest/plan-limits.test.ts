@@ -49,7 +49,11 @@ describe('monthly session limit', () => {
 
   it('still takes batches of sessions already counted, at the limit', async () => {
     h.clock.advance(60_000)
-    const res = await ingest(h, tiny.secretKey, { ...counted[0]!, captured_at: h.clock.now().toISOString(), signals: makeSignals(10, 9_000) })
+    const res = await ingest(h, tiny.secretKey, {
+      ...counted[0]!,
+      captured_at: h.clock.now().toISOString(),
+      signals: makeSignals(10, 9_000),
+    })
     expect(res.status).toBe(200)
     expect(res.body.batches).toBe(2)
     expect(await rowCounts(h, tiny)).toEqual({ sessions: 3, batches: 4, used: 3 })

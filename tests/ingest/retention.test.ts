@@ -35,7 +35,9 @@ describe('retention of raw signals', () => {
     h.clock.advance(DAY + 60_000)
     expect(await purgeOldSignals(h.deps.db, h.clock.now(), 30, 2)).toBe(5)
 
-    expect(await storedSignals(h.a.orgId, old.session_id)).toEqual([1, 2, 3, 4, 5].map((seq) => ({ seq, count: seq === 1 ? 30 : 10, kept: false })))
+    expect(await storedSignals(h.a.orgId, old.session_id)).toEqual(
+      [1, 2, 3, 4, 5].map((seq) => ({ seq, count: seq === 1 ? 30 : 10, kept: false }))
+    )
     expect(await storedSignals(h.b.orgId, recent.session_id)).toEqual([{ seq: 1, count: 20, kept: true }])
     const after = await h.json('GET', `/v1/session/${old.session_id}`, { headers: withKey(h.a.secretKey) })
     expect(after.body).toEqual(result)

@@ -53,5 +53,14 @@ export function midMonth(): Date {
 }
 
 export const SESSION_RESULT_KEYS = [
-  'batches', 'first_seen_at', 'hcs', 'm3_score', 'model_version', 'reasons', 'scored_at', 'session_id', 'signals', 'verdict',
+  'batches',
+  'first_seen_at',
+  'hcs',
+  'm3_score',
+  'model_version',
+  'reasons',
+  'scored_at',
+  'session_id',
+  'signals',
+  'verdict',
 ]

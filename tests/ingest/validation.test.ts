@@ -74,7 +74,10 @@ describe('POST /v1/ingest validation', () => {
 
   it('refuses a feature that is not finite (1e999 parses to Infinity)', async () => {
     const body = JSON.stringify(makeBatch(h)).replace(/"features":\[[^\]]*\]/, `"features":[1e999${',0'.repeat(33)}]`)
-    const res = await h.json('POST', '/v1/ingest', { rawBody: body, headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' } })
+    const res = await h.json('POST', '/v1/ingest', {
+      rawBody: body,
+      headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.details[0].path).toBe('features[0]')
   })
@@ -97,7 +100,11 @@ describe('POST /v1/ingest validation', () => {
     expect(big.status).toBe(200)
     expect(big.body.signals).toBe(10_000)
     const id = crypto.randomUUID()
-    const empty = await ingest(h, h.a.secretKey, makeBatch(h, { session_id: id.toUpperCase(), signals: [], captured_at: at(minutes(4)).replace(/\.\d+Z$/, 'Z') }))
+    const empty = await ingest(
+      h,
+      h.a.secretKey,
+      makeBatch(h, { session_id: id.toUpperCase(), signals: [], captured_at: at(minutes(4)).replace(/\.\d+Z$/, 'Z') })
+    )
     expect(empty.status).toBe(200)
     expect(empty.body.session_id).toBe(id)
     expect(empty.body.signals).toBe(0)
@@ -118,13 +125,19 @@ describe('POST /v1/ingest validation', () => {
 describe('POST /v1/ingest body handling', () => {
   it('answers 413 for a 1.5 MiB body', async () => {
     const body = JSON.stringify(makeBatch(h, { pad: 'x'.repeat(1.5 * 1024 * 1024) }))
-    const res = await h.json('POST', '/v1/ingest', { rawBody: body, headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' } })
+    const res = await h.json('POST', '/v1/ingest', {
+      rawBody: body,
+      headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(413)
     expect(res.body.error.code).toBe('payload_too_large')
   })
 
   it('answers 400 invalid_json for a body that is not JSON', async () => {
-    const res = await h.json('POST', '/v1/ingest', { rawBody: '{"session_id": ', headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' } })
+    const res = await h.json('POST', '/v1/ingest', {
+      rawBody: '{"session_id": ',
+      headers: { ...withKey(h.a.secretKey), 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('invalid_json')
   })

@@ -10,7 +10,11 @@ afterAll(() => h.close())
 describe('CORS on /v1/ingest', () => {
   it('answers a preflight from any origin with 204 and the allowed methods and headers', async () => {
     const res = await h.request('OPTIONS', '/v1/ingest', {
-      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+      headers: {
+        origin: 'https://shop.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-api-key',
+      },
     })
     expect(res.status).toBe(204)
     expect(await res.text()).toBe('')
@@ -24,7 +28,10 @@ describe('CORS on /v1/ingest', () => {
   })
 
   it('echoes the origin and exposes the quota headers on ingest responses', async () => {
-    const res = await h.request('POST', '/v1/ingest', { body: {}, headers: { origin: 'https://shop.example.com', 'x-api-key': h.a.publicKey } })
+    const res = await h.request('POST', '/v1/ingest', {
+      body: {},
+      headers: { origin: 'https://shop.example.com', 'x-api-key': h.a.publicKey },
+    })
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com')
     const exposed = res.headers.get('access-control-expose-headers') ?? ''
     for (const name of ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']) expect(exposed).toContain(name)
@@ -38,7 +45,9 @@ describe('CORS on /v1/ingest', () => {
 
   it('adds no CORS headers on any other route, and answers no preflight there', async () => {
     for (const path of ['/graphql', '/v1/org/usage', '/v1/session/00000000-0000-4000-8000-000000000000', '/health', '/v1/ingest/other']) {
-      const preflight = await h.request('OPTIONS', path, { headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' } })
+      const preflight = await h.request('OPTIONS', path, {
+        headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+      })
       expect(preflight.status).not.toBe(204)
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
       expect(preflight.headers.get('access-control-allow-methods')).toBeNull()

@@ -13,7 +13,10 @@ const batch = () => ({
   session_id: crypto.randomUUID(),
   sdk_type: 'web',
   captured_at: h.clock.now().toISOString(),
-  signals: [{ t: 0, k: 'mm', x: 10, y: 20 }, { t: 16, k: 'c', x: 12, y: 22 }],
+  signals: [
+    { t: 0, k: 'mm', x: 10, y: 20 },
+    { t: 16, k: 'c', x: 12, y: 22 },
+  ],
   features: Array.from({ length: 34 }, (_, i) => (i % 5) / 10),
 })
 
@@ -21,7 +24,12 @@ const ingest = (key: string, origin?: string) =>
   h.request('POST', '/v1/ingest', { body: batch(), headers: { 'x-api-key': key, ...(origin ? { origin } : {}) } })
 
 async function createKey(origins: string[] = []) {
-  const res = await gql(h.app, { jwt: h.a.jwt }, `mutation($o: [String!]) { createApiKey(name: "site", sdkType: WEB, allowedOrigins: $o) { keyPairId publicKey secretKey } }`, { o: origins })
+  const res = await gql(
+    h.app,
+    { jwt: h.a.jwt },
+    `mutation($o: [String!]) { createApiKey(name: "site", sdkType: WEB, allowedOrigins: $o) { keyPairId publicKey secretKey } }`,
+    { o: origins }
+  )
   expect(codes(res)).toEqual([])
   return res.body.data.createApiKey as { keyPairId: string; publicKey: string; secretKey: string }
 }
@@ -49,7 +57,9 @@ describe('keys created over GraphQL, used on POST /v1/ingest', () => {
   it('after rotation refuses the old secret and accepts the new one', async () => {
     const key = await createKey()
     expect((await ingest(key.secretKey)).status).toBe(200)
-    const res = await gql(h.app, { jwt: h.a.jwt }, `mutation($id: ID!) { rotateApiKey(keyPairId: $id) { secretKey } }`, { id: key.keyPairId })
+    const res = await gql(h.app, { jwt: h.a.jwt }, `mutation($id: ID!) { rotateApiKey(keyPairId: $id) { secretKey } }`, {
+      id: key.keyPairId,
+    })
     const fresh = res.body.data.rotateApiKey.secretKey as string
     expect((await ingest(key.secretKey)).status).toBe(401)
     expect((await ingest(fresh)).status).toBe(200)

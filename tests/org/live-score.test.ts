@@ -72,7 +72,10 @@ describe('POST /v1/demo/live-score', () => {
 
   it('answers 400 for a feature that is not finite (1e400 parses as Infinity)', async () => {
     const raw = `{"features":[1e400${',0'.repeat(33)}]}`
-    const res = await h.json('POST', '/v1/demo/live-score', { rawBody: raw, headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() } })
+    const res = await h.json('POST', '/v1/demo/live-score', {
+      rawBody: raw,
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.details[0].path).toBe('features[0]')
   })

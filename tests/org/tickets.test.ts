@@ -11,10 +11,20 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => h.close())
 
-type Row = { org_id: string; user_id: string | null; key_pair_id: string | null; subject: string; message: string; priority: string; status: string }
-const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': h.a.secretKey }) => h.json('POST', '/v1/support/tickets', { body, headers })
+type Row = {
+  org_id: string
+  user_id: string | null
+  key_pair_id: string | null
+  subject: string
+  message: string
+  priority: string
+  status: string
+}
+const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': h.a.secretKey }) =>
+  h.json('POST', '/v1/support/tickets', { body, headers })
 const row = async (ticketId: string) => {
-  const [r]: [Row?] = await h.deps.db.sql`select org_id, user_id, key_pair_id, subject, message, priority, status from support_tickets where ticket_id = ${ticketId}`
+  const [r]: [Row?] = await h.deps.db
+    .sql`select org_id, user_id, key_pair_id, subject, message, priority, status from support_tickets where ticket_id = ${ticketId}`
   return r
 }
 const mailTo = async (ticketId: string) =>
@@ -60,7 +70,14 @@ describe('POST /v1/support/tickets', () => {
   })
 
   it('files the ticket under the caller’s organization whatever the body says', async () => {
-    const res = await post({ subject: 'Hi', message: 'm', org_id: h.b.orgId, user_id: h.b.userId, status: 'closed', ticket_id: crypto.randomUUID() })
+    const res = await post({
+      subject: 'Hi',
+      message: 'm',
+      org_id: h.b.orgId,
+      user_id: h.b.userId,
+      status: 'closed',
+      ticket_id: crypto.randomUUID(),
+    })
     expect(res.status).toBe(201)
     expect(res.body.status).toBe('open')
     const stored = await row(res.body.ticket_id)
@@ -138,10 +155,16 @@ describe('POST /v1/support/tickets', () => {
   })
 
   it('answers 400 invalid_json and 415 for malformed requests', async () => {
-    const bad = await h.json('POST', '/v1/support/tickets', { rawBody: '{"subject":', headers: { 'content-type': 'application/json', 'x-api-key': h.a.secretKey } })
+    const bad = await h.json('POST', '/v1/support/tickets', {
+      rawBody: '{"subject":',
+      headers: { 'content-type': 'application/json', 'x-api-key': h.a.secretKey },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.error.code).toBe('invalid_json')
-    const form = await h.json('POST', '/v1/support/tickets', { rawBody: 'subject=x', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': h.a.secretKey } })
+    const form = await h.json('POST', '/v1/support/tickets', {
+      rawBody: 'subject=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': h.a.secretKey },
+    })
     expect(form.status).toBe(415)
   })
 
@@ -161,9 +184,19 @@ describe('GraphQL listSupportTickets', () => {
   let adminB: string
   let memberA: string
   beforeAll(async () => {
-    const adminId = await createUser(h.deps.db.sql, { orgId: h.b.orgId, email: 'admin@tickets-b.test', password: 'correct-horse-battery', role: 'admin' })
+    const adminId = await createUser(h.deps.db.sql, {
+      orgId: h.b.orgId,
+      email: 'admin@tickets-b.test',
+      password: 'correct-horse-battery',
+      role: 'admin',
+    })
     adminB = await h.deps.tokens.sign({ sub: adminId, org: h.b.orgId, role: 'admin' })
-    const memberId = await createUser(h.deps.db.sql, { orgId: h.a.orgId, email: 'member@tickets-a.test', password: 'correct-horse-battery', role: 'member' })
+    const memberId = await createUser(h.deps.db.sql, {
+      orgId: h.a.orgId,
+      email: 'member@tickets-a.test',
+      password: 'correct-horse-battery',
+      role: 'member',
+    })
     memberA = await h.deps.tokens.sign({ sub: memberId, org: h.a.orgId, role: 'member' })
   })
 

@@ -10,10 +10,12 @@ let h: Harness
 const month = () => monthStartUtc(h.clock.now()).toISOString().slice(0, 10)
 beforeAll(async () => {
   h = await createHarness()
-  await h.deps.db.sql`insert into usage_counters (org_id, month, sessions_used) values (${h.a.orgId}, ${month()}, 333), (${h.b.orgId}, ${month()}, 7)`
+  await h.deps.db
+    .sql`insert into usage_counters (org_id, month, sessions_used) values (${h.a.orgId}, ${month()}, 333), (${h.b.orgId}, ${month()}, 7)`
   // Last month's sessions do not count toward this month.
   const last = new Date(monthStartUtc(h.clock.now()).getTime() - 86_400_000)
-  await h.deps.db.sql`insert into usage_counters (org_id, month, sessions_used) values (${h.a.orgId}, ${monthStartUtc(last).toISOString().slice(0, 10)}, 999)`
+  await h.deps.db
+    .sql`insert into usage_counters (org_id, month, sessions_used) values (${h.a.orgId}, ${monthStartUtc(last).toISOString().slice(0, 10)}, 999)`
 }, 60_000)
 afterAll(() => h.close())
 
@@ -41,7 +43,12 @@ describe('GET /v1/org/usage', () => {
     expect(res.status).toBe(200)
     expect(res.body.sessions_used).toBe(7)
     expect(res.body.percent_used).toBe(0.7)
-    const memberId = await createUser(h.deps.db.sql, { orgId: h.b.orgId, email: 'member@usage.test', password: 'correct-horse-battery', role: 'member' })
+    const memberId = await createUser(h.deps.db.sql, {
+      orgId: h.b.orgId,
+      email: 'member@usage.test',
+      password: 'correct-horse-battery',
+      role: 'member',
+    })
     const member = await h.deps.tokens.sign({ sub: memberId, org: h.b.orgId, role: 'member' })
     expect((await usage({ authorization: `Bearer ${member}` })).body.sessions_used).toBe(7)
   })
@@ -54,7 +61,13 @@ describe('GET /v1/org/usage', () => {
   it('shows zero for an organization with no sessions this month, and its own plan', async () => {
     const org = await h.seedOrg('Fresh Growth', 'growth')
     const res = await usage({ 'x-api-key': org.secretKey })
-    expect(res.body).toMatchObject({ plan_id: 'growth', display_name: 'Growth', sessions_used: 0, sessions_limit: 250_000, percent_used: 0 })
+    expect(res.body).toMatchObject({
+      plan_id: 'growth',
+      display_name: 'Growth',
+      sessions_used: 0,
+      sessions_limit: 250_000,
+      percent_used: 0,
+    })
   })
 
   it('caps percent_used at 100 and rounds to one decimal', async () => {

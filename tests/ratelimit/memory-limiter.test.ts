@@ -5,7 +5,7 @@ const MINUTE = 60_000
 
 describe('MemoryRateLimiter', () => {
   it('lets a full bucket through `limit` times, then refuses with Retry-After', async () => {
-    let now = 1_000_000
+    const now = 1_000_000
     const limiter = new MemoryRateLimiter(() => now)
     const remaining: number[] = []
     for (let i = 0; i < 3; i++) {

@@ -87,7 +87,12 @@ describe('RedisRateLimiter when Redis fails', () => {
   it('fails open to per-instance buckets and logs a warning', async () => {
     const lines: string[] = []
     // Port 1: nothing listens there, so every Redis call fails.
-    const broken = new RedisRateLimiter('redis://127.0.0.1:1', { prefix, now: () => frozen, log: createLogger('warn', (l) => lines.push(l)), commandTimeoutMs: 300 })
+    const broken = new RedisRateLimiter('redis://127.0.0.1:1', {
+      prefix,
+      now: () => frozen,
+      log: createLogger('warn', (l) => lines.push(l)),
+      commandTimeoutMs: 300,
+    })
     open.push(broken)
     const first = await broken.take('down', 2, MINUTE)
     expect(first.allowed).toBe(true)

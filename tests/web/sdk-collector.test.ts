@@ -23,7 +23,11 @@ describe('SDK collector: batching', () => {
     expect(post!.body.session_id).toMatch(UUID)
     expect(post!.body.sdk_type).toBe('web')
     expect(post!.body.captured_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-    expect(post!.body.signals).toEqual([{ t: 10, k: 'mm', x: 1, y: 0.5 }, { t: 20, k: 'kd', kc: 'char' }, { t: 30.12, k: 's', dy: 40 }])
+    expect(post!.body.signals).toEqual([
+      { t: 10, k: 'mm', x: 1, y: 0.5 },
+      { t: 20, k: 'kd', kc: 'char' },
+      { t: 30.12, k: 's', dy: 40 },
+    ])
     expect(post!.body.features).toHaveLength(34)
     expect(post!.body.features.every((f: number) => Number.isFinite(f))).toBe(true)
     expect(collector.stats()).toMatchObject({ sent: 3, buffered: 0, requests: 1, dropped: 0 })
@@ -236,8 +240,17 @@ describe('SDK collector: sessions', () => {
   it('replaces a corrupt stored session and survives a storage that throws', () => {
     const storage = memoryStorage()
     storage.setItem(STORAGE_KEY, '{"id":"not-a-uuid","start":1}')
-    expect(createSessionStore(storage, 10, () => '00000000-0000-4000-8000-000000000001').get().id).toBe('00000000-0000-4000-8000-000000000001')
-    const broken = { getItem: () => { throw new Error('denied') }, setItem: () => { throw new Error('denied') } }
+    expect(createSessionStore(storage, 10, () => '00000000-0000-4000-8000-000000000001').get().id).toBe(
+      '00000000-0000-4000-8000-000000000001'
+    )
+    const broken = {
+      getItem: () => {
+        throw new Error('denied')
+      },
+      setItem: () => {
+        throw new Error('denied')
+      },
+    }
     const store = createSessionStore(broken, 10, () => '00000000-0000-4000-8000-000000000002')
     expect(store.get()).toEqual({ id: '00000000-0000-4000-8000-000000000002', start: 10 })
   })

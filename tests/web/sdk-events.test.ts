@@ -1,17 +1,43 @@
 import { describe, expect, it } from 'bun:test'
 import { buttonSignal, clickSignal, keyClass, keySignal, moveSignal, scrollSignal, touchSignal } from '../../src/sdk/events'
 
-const pointer = (over: Record<string, unknown> = {}) => ({ clientX: 100, clientY: 50, screenX: 300, screenY: 180, isTrusted: true, ...over })
+const pointer = (over: Record<string, unknown> = {}) => ({
+  clientX: 100,
+  clientY: 50,
+  screenX: 300,
+  screenY: 180,
+  isTrusted: true,
+  ...over,
+})
 
 describe('SDK events: keys', () => {
   it('maps keys to their class', () => {
     const cases: [string, string][] = [
-      ['a', 'char'], ['Z', 'char'], ['é', 'char'], ['ß', 'char'], ['😀', 'char'], [',', 'char'],
-      ['7', 'digit'], ['٣', 'digit'],
-      [' ', 'space'], ['Enter', 'enter'], ['Backspace', 'back'], ['Delete', 'back'],
-      ['Shift', 'mod'], ['Control', 'mod'], ['Meta', 'mod'], ['AltGraph', 'mod'], ['CapsLock', 'mod'],
-      ['ArrowLeft', 'nav'], ['Tab', 'nav'], ['PageDown', 'nav'], ['Home', 'nav'],
-      ['F5', 'other'], ['Dead', 'other'], ['Process', 'other'], ['', 'other'],
+      ['a', 'char'],
+      ['Z', 'char'],
+      ['é', 'char'],
+      ['ß', 'char'],
+      ['😀', 'char'],
+      [',', 'char'],
+      ['7', 'digit'],
+      ['٣', 'digit'],
+      [' ', 'space'],
+      ['Enter', 'enter'],
+      ['Backspace', 'back'],
+      ['Delete', 'back'],
+      ['Shift', 'mod'],
+      ['Control', 'mod'],
+      ['Meta', 'mod'],
+      ['AltGraph', 'mod'],
+      ['CapsLock', 'mod'],
+      ['ArrowLeft', 'nav'],
+      ['Tab', 'nav'],
+      ['PageDown', 'nav'],
+      ['Home', 'nav'],
+      ['F5', 'other'],
+      ['Dead', 'other'],
+      ['Process', 'other'],
+      ['', 'other'],
     ]
     for (const [key, cls] of cases) expect([key, keyClass(key)]).toEqual([key, cls])
     expect(keyClass(undefined)).toBe('other')
@@ -28,11 +54,22 @@ describe('SDK events: keys', () => {
 
 describe('SDK events: pointer', () => {
   it('records position, coalesced samples and omits tr and sc for a trusted mouse', () => {
-    expect(moveSignal({ ...pointer({ clientX: 10.26, clientY: 20.04 }), getCoalescedEvents: () => [1, 2, 3] })).toEqual({ k: 'mm', x: 10.3, y: 20, n: 3 })
+    expect(moveSignal({ ...pointer({ clientX: 10.26, clientY: 20.04 }), getCoalescedEvents: () => [1, 2, 3] })).toEqual({
+      k: 'mm',
+      x: 10.3,
+      y: 20,
+      n: 3,
+    })
   })
 
   it('flags untrusted events and equal screen/client coordinates', () => {
-    expect(buttonSignal('md', pointer({ screenX: 100, screenY: 50, isTrusted: false }))).toEqual({ k: 'md', x: 100, y: 50, sc: 1, tr: false })
+    expect(buttonSignal('md', pointer({ screenX: 100, screenY: 50, isTrusted: false }))).toEqual({
+      k: 'md',
+      x: 100,
+      y: 50,
+      sc: 1,
+      tr: false,
+    })
   })
 
   it('gives the click offset inside the target, −1…1 from its centre', () => {

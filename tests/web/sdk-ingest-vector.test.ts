@@ -77,13 +77,18 @@ describe('SDK feature vector through POST /v1/ingest', () => {
     const results: { status: number; reasons: string[]; signals: number }[] = []
     for (const body of delivered) {
       h.clock.current = new Date(JSON.parse(body).captured_at)
-      const res = await h.json('POST', '/v1/ingest', { rawBody: body, headers: { 'content-type': 'application/json', 'x-api-key': h.a.secretKey } })
+      const res = await h.json('POST', '/v1/ingest', {
+        rawBody: body,
+        headers: { 'content-type': 'application/json', 'x-api-key': h.a.secretKey },
+      })
       results.push({ status: res.status, reasons: res.body.reasons, signals: res.body.signals })
     }
     expect(results.every((r) => r.status === 200)).toBe(true)
     expect(results.at(-1)!.signals).toBe(recorded)
     expect(recorded).toBeGreaterThan(FEATURE_WINDOW)
-    const mismatched = results.flatMap((r, i) => (r.reasons.includes('feature_mismatch') ? [`batch ${i + 1} (${r.signals} signals stored)`] : []))
+    const mismatched = results.flatMap((r, i) =>
+      r.reasons.includes('feature_mismatch') ? [`batch ${i + 1} (${r.signals} signals stored)`] : []
+    )
     expect(mismatched).toEqual([])
   }, 120_000)
 })

@@ -34,7 +34,11 @@ async function ingest(key: string, sessionId: string) {
       session_id: sessionId,
       sdk_type: 'web',
       captured_at: h.clock.now().toISOString(),
-      signals: [{ t: 1, k: 'mm', x: 1, y: 2 }, { t: 20, k: 'mm', x: 5, y: 9 }, { t: 40, k: 'kd', kc: 'char' }],
+      signals: [
+        { t: 1, k: 'mm', x: 1, y: 2 },
+        { t: 20, k: 'mm', x: 5, y: 9 },
+        { t: 40, k: 'kd', kc: 'char' },
+      ],
       features,
     },
   })
@@ -83,7 +87,13 @@ describe('HTML pages', () => {
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toStartWith('text/html')
       const csp = res.headers.get('content-security-policy')!
-      for (const directive of ["default-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'", "script-src 'self'"]) {
+      for (const directive of [
+        "default-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "script-src 'self'",
+      ]) {
         expect(csp).toContain(directive)
       }
       expect(csp).not.toContain('unsafe-inline')

@@ -71,7 +71,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.output
   if (e.NODE_ENV === 'production') {
     // A production deployment must never run with a secret that is public in this repository.
-    if (e.JWT_SECRET === DEV_JWT_SECRET) throw new ConfigError('invalid configuration:\n  JWT_SECRET: must be set to a private value in production')
+    if (e.JWT_SECRET === DEV_JWT_SECRET)
+      throw new ConfigError('invalid configuration:\n  JWT_SECRET: must be set to a private value in production')
   }
   return {
     env: e.NODE_ENV,

@@ -62,8 +62,30 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false
   const e = error as { code?: string; errno?: string; name?: string; message?: string }
   const code = e.code ?? e.errno ?? ''
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'CONNECTION_CLOSED',
-    'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DB_TIMEOUT', '57P01', '57P02', '57P03', '53300', '08000',
-    '08003', '08006', '08001', '08004'].includes(code)) return true
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'ENOTFOUND',
+      'EHOSTUNREACH',
+      'CONNECTION_CLOSED',
+      'CONNECTION_ENDED',
+      'CONNECTION_DESTROYED',
+      'CONNECT_TIMEOUT',
+      'DB_TIMEOUT',
+      '57P01',
+      '57P02',
+      '57P03',
+      '53300',
+      '08000',
+      '08003',
+      '08006',
+      '08001',
+      '08004',
+    ].includes(code)
+  )
+    return true
   return false
 }

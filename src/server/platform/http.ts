@@ -1,6 +1,6 @@
 import { ApiError } from './errors'
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function requestIdFrom(request: Request): string {
   const sent = request.headers.get('x-request-id')
@@ -61,7 +61,8 @@ function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i++ // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped character
       else if (c === 0x22) inString = false
     } else if (c === 0x22) inString = true
     else if (c === 0x7b || c === 0x5b) {

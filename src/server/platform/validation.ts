@@ -20,7 +20,11 @@ export function routeSchema<S extends GenericSchema>(schema: S): S {
         if ('then' in result) return result
         if (result.issues) {
           const details = issuesToDetails(result.issues)
-          throw new ApiError('validation_failed', details[0] ? `${details[0].path}: ${details[0].message}` : 'request failed validation', details)
+          throw new ApiError(
+            'validation_failed',
+            details[0] ? `${details[0].path}: ${details[0].message}` : 'request failed validation',
+            details
+          )
         }
         return result
       },

@@ -92,16 +92,18 @@ export function measureDocument(document: DocumentNode): Cost {
   return total
 }
 
-const refused = (message: string) =>
-  new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })
+const refused = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })
 
 export function limitViolations(document: DocumentNode, limits: QueryLimits): GraphQLError[] {
   const cost = measureDocument(document)
   const errors: GraphQLError[] = []
   if (cost.depth > limits.maxDepth) errors.push(refused(`query depth ${cost.depth} exceeds the limit of ${limits.maxDepth}`))
-  if (cost.fields > limits.maxFields) errors.push(refused(`query selects ${cost.fields} fields, more than the limit of ${limits.maxFields}`))
-  if (cost.aliases > limits.maxAliases) errors.push(refused(`query uses ${cost.aliases} aliases, more than the limit of ${limits.maxAliases}`))
-  if (cost.directives > limits.maxDirectives) errors.push(refused(`query uses ${cost.directives} directives, more than the limit of ${limits.maxDirectives}`))
+  if (cost.fields > limits.maxFields)
+    errors.push(refused(`query selects ${cost.fields} fields, more than the limit of ${limits.maxFields}`))
+  if (cost.aliases > limits.maxAliases)
+    errors.push(refused(`query uses ${cost.aliases} aliases, more than the limit of ${limits.maxAliases}`))
+  if (cost.directives > limits.maxDirectives)
+    errors.push(refused(`query uses ${cost.directives} directives, more than the limit of ${limits.maxDirectives}`))
   return errors
 }
 

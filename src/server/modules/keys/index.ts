@@ -1,11 +1,15 @@
-import { Elysia } from 'elysia'
-import type { AppDeps } from '../../deps'
-import { ingestCors } from '../tenancy/cors'
-
 /**
- * API key pairs are managed over GraphQL (src/server/modules/keys/graphql.ts) and resolved by tenancy.
- * This module carries the browser CORS answer for the route those public keys are used on.
+ * API key pairs: managed over GraphQL (keysGraphQL), resolved to an organization by the credential
+ * plugin through findActiveKey (wired in services.ts). No REST routes of its own.
  */
-export function keysModule(_deps: AppDeps) {
-  return new Elysia({ name: 'keys' }).use(ingestCors())
-}
+export { keysGraphQL } from './graphql'
+export {
+  createKeyPair,
+  findActiveKey,
+  listKeyPairs,
+  pagePublicKey,
+  revokeKeyPair,
+  rotateKeyPair,
+  touchLastUsed,
+  type KeyPairRow,
+} from './service'

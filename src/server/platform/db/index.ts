@@ -108,7 +108,11 @@ function wrap(kind: Db['kind'], sql: Sql, timeoutMs: number, close: () => Promis
 function withDeadline(sql: Sql, ms: number): Sql {
   const guardQuery = (query: any) => {
     const then = query.then
-    query.then = (onFulfilled?: any, onRejected?: any) => withTimeout(then.call(query, (v: unknown) => v), ms).then(onFulfilled, onRejected)
+    query.then = (onFulfilled?: any, onRejected?: any) =>
+      withTimeout(
+        then.call(query, (v: unknown) => v),
+        ms
+      ).then(onFulfilled, onRejected)
     return query
   }
   const begin = (...args: any[]) => {
