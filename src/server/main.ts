@@ -1,15 +1,24 @@
+import { provisionDemo, syncPlans } from '../../tenants/provision'
 import { buildApp } from './app'
-import { ConfigError, loadConfig } from './platform/config'
-import { openDb } from './platform/db'
-import { migrate } from './platform/db/migrate'
-import type { AppDeps } from './deps'
+import { startJobs } from './jobs'
+import { passwords } from './modules/auth'
+import { outboxMailer } from './modules/mail'
+import { assets } from './modules/web/assets'
 import { createAccessTokens } from './platform/access-token'
 import { systemClock } from './platform/clock'
-import { lifecycle } from './platform/lifecycle'
+import { ConfigError, loadConfig } from './platform/config'
+import { FEATURE_COUNT } from './platform/contract'
+import { openDb } from './platform/db'
+import { migrate } from './platform/db/migrate'
 import { createLogger } from './platform/log'
-import { outboxMailer, smtpMailer } from './platform/mailer'
+import { smtpMailer } from './platform/mailer'
 import { MemoryRateLimiter, type RateLimiter } from './platform/ratelimit'
-import { provisionDemo, syncPlans } from '../../tenants/provision'
+import { createServices } from './services'
+
+/**
+ * The process: config, database and migrations, services, jobs, the listener, and a graceful
+ * shutdown. Everything with a side effect at start-up is started here, nowhere else.
+ */
 
 async function main() {
   let config
@@ -23,7 +32,13 @@ async function main() {
     throw error
   }
   const log = createLogger(config.logLevel)
-  const db = await openDb({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, timeoutMs: config.dbTimeoutMs, log })
+  const db = await openDb({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.dbPoolMax,
+    timeoutMs: config.dbTimeoutMs,
+    log,
+  })
   await migrate(db, log)
   await syncPlans(db.sql)
 
@@ -32,7 +47,7 @@ async function main() {
     const { RedisRateLimiter } = await import('./platform/ratelimit-redis')
     limiter = new RedisRateLimiter(config.redisUrl)
   }
-  const deps: AppDeps = {
+  const services = createServices({
     config,
     db,
     log,
@@ -40,21 +55,27 @@ async function main() {
     mailer: config.smtpUrl ? await smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(db.sql, log),
     limiter,
     tokens: createAccessTokens(config.jwtSecret),
-  }
-  const app = buildApp(deps)
+  })
+  const app = buildApp(services)
+  const stopJobs = startJobs(services)
+  // Computed now so the first unknown-email login is not slower than the rest.
+  passwords.dummyHash().catch(() => {})
+  // Built in the background so the first visitor does not wait for the bundles.
+  assets().catch((error) => log.error('web bundle build failed', { error: String(error) }))
   // Signal handlers go in before the port opens: a SIGTERM right after start is still graceful.
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, drain_ms: config.shutdownDrainMs })
-    lifecycle.draining = true
+    services.lifecycle.draining = true
     if (config.shutdownDrainMs > 0) await Bun.sleep(config.shutdownDrainMs)
     // Bun's stop() without force lets in-flight requests finish and refuses new connections.
     const forced = setTimeout(() => app.server?.stop(true), config.shutdownGraceMs)
     await app.stop()
     clearTimeout(forced)
-    await deps.limiter.close?.()
+    stopJobs()
+    await services.limiter.close?.()
     await db.close()
     log.info('stopped')
     process.exit(0)
@@ -64,7 +85,7 @@ async function main() {
 
   app.listen({ port: config.port, hostname: config.host })
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${app.server!.port}`
-  log.info('listening', { url, database: db.kind, mail: deps.mailer.transport, env: config.env })
+  log.info('listening', { url, database: db.kind, mail: services.mailer.transport, env: config.env })
 
   if (db.kind === 'pglite' && config.env !== 'production') {
     const demo = await provisionDemo(db.sql, config.dataDir)
@@ -74,7 +95,7 @@ async function main() {
 
 function printDemo(url: string, demo: { org_id: string; email: string; password: string; public_key: string; secret_key: string }) {
   const sessionId = crypto.randomUUID()
-  const features = JSON.stringify(Array(34).fill(0))
+  const features = JSON.stringify(Array(FEATURE_COUNT).fill(0))
   // Printed on purpose, development only: these are the demo organization's own keys.
   console.log(`
 Demo organization ready (development only, stored in DATA_DIR/demo-credentials.json)

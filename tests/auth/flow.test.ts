@@ -132,7 +132,8 @@ describe('the whole account flow', () => {
 
 describe('no account enumeration', () => {
   it('answers an existing email on register with the same 202 shape, creates nothing and mails the owner', async () => {
-    const [before] = await h.deps.db.sql`select (select count(*)::int from users) as users, (select count(*)::int from organizations) as orgs`
+    const [before] = await h.deps.db
+      .sql`select (select count(*)::int from users) as users, (select count(*)::int from organizations) as orgs`
     const res = await h.json('POST', '/auth/register', {
       body: { email: h.b.email, password: 'attacker-chosen-pass', organization_name: 'Hijack' },
     })
@@ -141,7 +142,8 @@ describe('no account enumeration', () => {
     expect(res.body.status).toBe('otp_required')
     expect(res.body.challenge_id).toMatch(UUID)
     expect(new Date(res.body.expires_at).getTime() - h.clock.now().getTime()).toBe(10 * 60 * 1000)
-    const [after] = await h.deps.db.sql`select (select count(*)::int from users) as users, (select count(*)::int from organizations) as orgs`
+    const [after] = await h.deps.db
+      .sql`select (select count(*)::int from users) as users, (select count(*)::int from organizations) as orgs`
     expect(after).toEqual(before!)
 
     const [mail] = await outbox(h, h.b.email)
@@ -159,10 +161,12 @@ describe('no account enumeration', () => {
     expect((await h.json('POST', '/auth/login', { body: { email: h.b.email, password: 'attacker-chosen-pass' } })).status).toBe(401)
   })
 
-  it('does not let a decoy cancel the owner\'s pending login', async () => {
+  it("does not let a decoy cancel the owner's pending login", async () => {
     const login = await h.json('POST', '/auth/login', { body: { email: h.a.email, password: h.a.password } })
     const code = await latestCode(h, h.a.email)
-    expect((await h.json('POST', '/auth/register', { body: { email: h.a.email, password: 'whatever-pass-1', organization_name: 'X' } })).status).toBe(202)
+    expect(
+      (await h.json('POST', '/auth/register', { body: { email: h.a.email, password: 'whatever-pass-1', organization_name: 'X' } })).status
+    ).toBe(202)
     const res = await h.json('POST', '/auth/verify-otp', { body: { challenge_id: login.body.challenge_id, code } })
     expect(res.status).toBe(200)
   })
@@ -175,7 +179,7 @@ describe('no account enumeration', () => {
     const res = await h.json('POST', '/auth/verify-otp', { body: { challenge_id: again.challengeId, code } })
     expect(res.status).toBe(200)
     expect(res.body.organization.name).toBe('Real Co')
-    const [{ n }] = await h.deps.db.sql`select count(*)::int as n from users where email = ${squatted.email}` as any
+    const [{ n }] = (await h.deps.db.sql`select count(*)::int as n from users where email = ${squatted.email}`) as any
     expect(n).toBe(1)
     expect((await h.json('POST', '/auth/login', { body: { email: squatted.email, password: 'squatter-password' } })).status).toBe(401)
     expect((await h.json('POST', '/auth/login', { body: { email: squatted.email, password: 'owner-real-password' } })).status).toBe(202)
@@ -246,19 +250,28 @@ describe('mail outage', () => {
   it('answers 503 with Retry-After when the code cannot be mailed, and the challenge is closed', async () => {
     const h2 = await createHarness({ seed: false })
     try {
-      const failing = { transport: 'smtp' as const, send: async () => { throw new Error('smtp down') } }
-      const original = h2.deps.mailer
-      ;(h2.deps as { mailer: typeof original }).mailer = failing
+      const failing = {
+        transport: 'smtp' as const,
+        send: async () => {
+          throw new Error('smtp down')
+        },
+      }
+      // The mailer object is handed to the modules at start-up: swap its send, not the object.
+      const original = h2.deps.mailer.send
+      h2.deps.mailer.send = failing.send
       const email = 'mailless@example.test'
       const res = await h2.json('POST', '/auth/register', { body: { email, password: 'long-enough-pass', organization_name: 'Mailless' } })
       expect(res.status).toBe(503)
       expect(res.body.error.code).toBe('unavailable')
       expect(res.headers.get('retry-after')).toBe('60')
-      const [row] = await h2.deps.db.sql`select c.invalidated_at from otp_challenges c join users u using (user_id) where u.email = ${email}`
+      const [row] = await h2.deps.db
+        .sql`select c.invalidated_at from otp_challenges c join users u using (user_id) where u.email = ${email}`
       expect(row!.invalidated_at).not.toBeNull()
-      ;(h2.deps as { mailer: typeof original }).mailer = original
+      h2.deps.mailer.send = original
       // Once mail works again, registering again restarts the unverified sign-up.
-      const retry = await h2.json('POST', '/auth/register', { body: { email, password: 'long-enough-pass', organization_name: 'Mailless' } })
+      const retry = await h2.json('POST', '/auth/register', {
+        body: { email, password: 'long-enough-pass', organization_name: 'Mailless' },
+      })
       expect(retry.status).toBe(202)
     } finally {
       await h2.close()

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createAccessTokens } from '../../src/server/platform/access-token'
-import { tenancy } from '../../src/server/modules/tenancy'
 import { createHarness, type Harness } from '../helpers/harness'
 import { signedUp, dashboardProbe } from './support'
 
@@ -30,8 +29,14 @@ const hs256 = (header: object, payload: object, secret: string) => {
 }
 const now = () => Math.floor(Date.now() / 1000)
 const claims = (over: object = {}) => ({
-  sub: session.user.user_id, org: session.organization.org_id, role: 'owner', iss: 'bss', aud: 'bss-dashboard',
-  iat: now(), exp: now() + 600, ...over,
+  sub: session.user.user_id,
+  org: session.organization.org_id,
+  role: 'owner',
+  iss: 'bss',
+  aud: 'bss-dashboard',
+  iat: now(),
+  exp: now() + 600,
+  ...over,
 })
 const expect401 = (res: { status: number; body: any }) => {
   expect(res.status).toBe(401)

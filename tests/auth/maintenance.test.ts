@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { purgeExpiredAuth } from '../../src/server/modules/auth/maintenance'
+import { purgeExpiredAuth } from '../../src/server/modules/auth'
 import { createHarness, type Harness } from '../helpers/harness'
 import { signedUp } from './support'
 

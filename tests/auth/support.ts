@@ -1,8 +1,8 @@
 import { expect } from 'bun:test'
 import type { Harness } from '../helpers/harness'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/server/app'
-import { tenancy } from '../../src/server/modules/tenancy'
+import { httpPipeline } from '../../src/server/http'
+import { authPlugin } from '../../src/server/plugins/auth'
 
 export const PASSWORD = 'a-long-enough-passphrase'
 
@@ -47,7 +47,7 @@ export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000
 /** A route behind the tenancy plugin that accepts only the dashboard JWT and echoes the principal. */
 export function dashboardProbe(h: Harness) {
   return new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
+    .use(httpPipeline(h.deps))
+    .use(authPlugin(h.deps.credentials))
     .get('/probe/dashboard', ({ principal }) => principal, { auth: ['jwt'] })
 }

@@ -7,11 +7,11 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../../src/server/app'
 import { loadConfig } from '../../src/server/platform/config'
-import type { AppDeps } from '../../src/server/deps'
+import { createServices, type Services } from '../../src/server/services'
 import { createAccessTokens } from '../../src/server/platform/access-token'
 import { systemClock } from '../../src/server/platform/clock'
 import { createLogger } from '../../src/server/platform/log'
-import { outboxMailer } from '../../src/server/platform/mailer'
+import { outboxMailer } from '../../src/server/modules/mail'
 import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
 import { provisionDemo, syncPlans, type DemoCredentials } from '../../tenants/provision'
 import { createTestDb, type TestDb } from '../helpers/db'
@@ -49,7 +49,7 @@ export type SeenRequest = { method: string; path: string; search: string; conten
 
 export type Server = {
   url: string
-  deps: AppDeps
+  deps: Services
   demo: DemoCredentials
   /** Every request the server received, in order. */
   requests: SeenRequest[]
@@ -70,7 +70,7 @@ export async function startServer(): Promise<Server> {
   await syncPlans(testDb.db.sql)
   const demo = await provisionDemo(testDb.db.sql, dataDir)
   if (!demo) throw new Error('the demo organization was not provisioned')
-  const deps: AppDeps = {
+  const deps = createServices({
     config,
     db: testDb.db,
     log,
@@ -78,7 +78,7 @@ export async function startServer(): Promise<Server> {
     mailer: outboxMailer(testDb.db.sql, log),
     limiter: new MemoryRateLimiter(),
     tokens: createAccessTokens(config.jwtSecret),
-  }
+  })
   const requests: SeenRequest[] = []
   const app = buildApp(deps)
     .onRequest(({ request }) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
 import * as v from 'valibot'
-import { httpCore } from '../../src/server/app'
+import { httpPipeline } from '../../src/server/http'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // A probe route on the real http core: body parsing and errors are shared by every module.
@@ -10,7 +10,7 @@ let app: Elysia<any, any, any, any, any, any, any>
 beforeAll(async () => {
   h = await createHarness({ seed: false })
   app = new Elysia()
-    .use(httpCore(h.deps))
+    .use(httpPipeline(h.deps))
     .post('/probe', ({ body }) => ({ got: body }), {
       body: v.object({ n: v.pipe(v.number(), v.finite()), items: v.optional(v.array(v.object({ k: v.picklist(['a', 'b']) }))) }),
     })
@@ -61,7 +61,14 @@ describe('request bodies', () => {
         c.close()
       },
     })
-    const streamed = await app.handle(new Request('http://localhost/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit))
+    const streamed = await app.handle(
+      new Request('http://localhost/probe', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit)
+    )
     expect(streamed.status).toBe(413)
   })
 

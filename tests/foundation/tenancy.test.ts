@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/server/app'
-import { tenancy } from '../../src/server/modules/tenancy'
+import { httpPipeline } from '../../src/server/http'
+import { authPlugin } from '../../src/server/plugins/auth'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // Probe routes on the real credential plugin; the feature modules' own tests cover their routes.
@@ -10,8 +10,8 @@ let app: Elysia<any, any, any, any, any, any, any>
 beforeAll(async () => {
   h = await createHarness()
   app = new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
+    .use(httpPipeline(h.deps))
+    .use(authPlugin(h.deps.credentials))
     .get('/probe/secret', ({ principal }) => principal, { auth: ['secret'] })
     .get('/probe/any-key', ({ principal }) => principal, { auth: ['public', 'secret'] })
     .get('/probe/dashboard', ({ principal }) => principal, { auth: ['secret', 'jwt'] })

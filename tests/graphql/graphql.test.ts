@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/server/app'
-import type { AppDeps } from '../../src/server/deps'
+import { httpPipeline } from '../../src/server/http'
+import type { Services } from '../../src/server/services'
 import { monthStartUtc } from '../../src/server/platform/clock'
 import { graphqlModule, type GraphQLPart } from '../../src/server/modules/graphql'
 import { DEFAULT_LIMITS } from '../../src/server/modules/graphql/limits'
-import { usageGraphQL } from '../../src/server/modules/graphql/usage'
-import { getPlanUsage } from '../../src/server/modules/org/usage'
+import { getPlanUsage, usageGraphQL } from '../../src/server/modules/usage'
+import { keysGraphQL } from '../../src/server/modules/keys'
+import { orgGraphQL } from '../../src/server/modules/org'
 import { createUser } from '../../tenants/provision'
 import { codes, gql } from './gql'
 import { createHarness, type Harness } from '../helpers/harness'
@@ -90,7 +91,13 @@ describe('getPlanUsage', () => {
   })
 
   it('answers any subset of fields, including a single one, with exactly those fields', async () => {
-    const subsets = [['percentUsed'], ['planId'], ['periodEnd', 'sessionsLimit'], ['displayName', 'sessionsUsed', 'periodStart'], ALL.split(' ')]
+    const subsets = [
+      ['percentUsed'],
+      ['planId'],
+      ['periodEnd', 'sessionsLimit'],
+      ['displayName', 'sessionsUsed', 'periodStart'],
+      ALL.split(' '),
+    ]
     for (const fields of subsets) {
       const res = await asA(`{ getPlanUsage { ${fields.join(' ')} } }`)
       expect(res.body.errors).toBeUndefined()
@@ -99,7 +106,12 @@ describe('getPlanUsage', () => {
   })
 
   it('is readable by a member', async () => {
-    const memberId = await createUser(h.deps.db.sql, { orgId: h.a.orgId, email: 'reader@org-a.test', password: 'reader-password-1', role: 'member' })
+    const memberId = await createUser(h.deps.db.sql, {
+      orgId: h.a.orgId,
+      email: 'reader@org-a.test',
+      password: 'reader-password-1',
+      role: 'member',
+    })
     const jwt = await h.deps.tokens.sign({ sub: memberId, org: h.a.orgId, role: 'member' })
     const res = await gql(h.app, { jwt }, '{ getPlanUsage { sessionsUsed } }')
     expect(res.body.data.getPlanUsage.sessionsUsed).toBe(123)
@@ -109,7 +121,14 @@ describe('getPlanUsage', () => {
 describe('ApiKeyPair field selection', () => {
   it('answers any subset of fields, including a single one, with exactly those fields', async () => {
     const all = ['keyPairId', 'name', 'sdkType', 'publicKey', 'secretKey', 'createdAt', 'lastUsedAt', 'revokedAt', 'allowedOrigins']
-    const subsets = [['keyPairId'], ['secretKey'], ['allowedOrigins'], ['sdkType', 'name'], ['createdAt', 'lastUsedAt', 'revokedAt', 'publicKey'], all]
+    const subsets = [
+      ['keyPairId'],
+      ['secretKey'],
+      ['allowedOrigins'],
+      ['sdkType', 'name'],
+      ['createdAt', 'lastUsedAt', 'revokedAt', 'publicKey'],
+      all,
+    ]
     for (const fields of subsets) {
       const list = await asA(`{ listApiKeys { ${fields.join(' ')} } }`)
       expect(list.body.errors).toBeUndefined()
@@ -117,22 +136,33 @@ describe('ApiKeyPair field selection', () => {
       const created = await asA(`mutation { createApiKey(name: "subset", sdkType: IOS) { ${fields.join(' ')} } }`)
       expect(Object.keys(created.body.data.createApiKey).sort()).toEqual([...fields].sort())
     }
-    const seeded = (await asA('{ listApiKeys { keyPairId sdkType publicKey } }')).body.data.listApiKeys.find((k: any) => k.keyPairId === h.a.keyPairId)
+    const seeded = (await asA('{ listApiKeys { keyPairId sdkType publicKey } }')).body.data.listApiKeys.find(
+      (k: any) => k.keyPairId === h.a.keyPairId
+    )
     expect(seeded).toEqual({ keyPairId: h.a.keyPairId, sdkType: 'WEB', publicKey: h.a.publicKey })
   })
 
   it('supports fragments, aliases, __typename and operationName', async () => {
-    const res = await asA(`
+    const res = await asA(
+      `
       query Other { getPlanUsage { planId } }
       query Mine { keys: listApiKeys { ...K } usage: getPlanUsage { __typename plan: planId } }
-      fragment K on ApiKeyPair { id: keyPairId }`, undefined)
+      fragment K on ApiKeyPair { id: keyPairId }`,
+      undefined
+    )
     expect(codes(res)).toEqual(['BAD_USER_INPUT'])
-    const named = await gql(h.app, { jwt: h.a.jwt }, '', undefined, JSON.stringify({
-      query: `query Other { getPlanUsage { planId } }
+    const named = await gql(
+      h.app,
+      { jwt: h.a.jwt },
+      '',
+      undefined,
+      JSON.stringify({
+        query: `query Other { getPlanUsage { planId } }
               query Mine { keys: listApiKeys { ...K } usage: getPlanUsage { __typename plan: planId } }
               fragment K on ApiKeyPair { id: keyPairId }`,
-      operationName: 'Mine',
-    }))
+        operationName: 'Mine',
+      })
+    )
     expect(named.body.errors).toBeUndefined()
     expect(named.body.data.usage).toEqual({ __typename: 'PlanUsage', plan: 'free' })
     expect(named.body.data.keys.map((k: any) => k.id)).toContain(h.a.keyPairId)
@@ -144,8 +174,14 @@ describe('invalid requests', () => {
     ['syntax error', JSON.stringify({ query: '{ getPlanUsage { ' })],
     ['unknown field', JSON.stringify({ query: '{ nope }' })],
     ['missing sub-selection', JSON.stringify({ query: '{ getPlanUsage }' })],
-    ['wrong variable type', JSON.stringify({ query: 'mutation($n: String!) { createApiKey(name: $n, sdkType: WEB) { name } }', variables: { n: 5 } })],
-    ['missing required variable', JSON.stringify({ query: 'mutation($n: String!) { createApiKey(name: $n, sdkType: WEB) { name } }', variables: {} })],
+    [
+      'wrong variable type',
+      JSON.stringify({ query: 'mutation($n: String!) { createApiKey(name: $n, sdkType: WEB) { name } }', variables: { n: 5 } }),
+    ],
+    [
+      'missing required variable',
+      JSON.stringify({ query: 'mutation($n: String!) { createApiKey(name: $n, sdkType: WEB) { name } }', variables: {} }),
+    ],
     ['variables not an object', JSON.stringify({ query: '{ getPlanUsage { planId } }', variables: 'x' })],
     ['query not a string', JSON.stringify({ query: 42 })],
     ['no query', JSON.stringify({ variables: {} })],
@@ -168,13 +204,22 @@ describe('invalid requests', () => {
   }
 
   it('refuses a body that is not JSON by media type with 415', async () => {
-    const res = await h.request('POST', '/graphql', { rawBody: '{ getPlanUsage { planId } }', headers: { authorization: `Bearer ${h.a.jwt}`, 'content-type': 'application/graphql' } })
+    const res = await h.request('POST', '/graphql', {
+      rawBody: '{ getPlanUsage { planId } }',
+      headers: { authorization: `Bearer ${h.a.jwt}`, 'content-type': 'application/graphql' },
+    })
     expect(res.status).toBe(415)
     expect((await res.json()).errors[0].extensions.code).toBe('BAD_USER_INPUT')
   })
 
   it('refuses a body over 64 KiB', async () => {
-    const res = await gql(h.app, { jwt: h.a.jwt }, '', undefined, JSON.stringify({ query: '{ getPlanUsage { planId } }', variables: { pad: 'x'.repeat(70_000) } }))
+    const res = await gql(
+      h.app,
+      { jwt: h.a.jwt },
+      '',
+      undefined,
+      JSON.stringify({ query: '{ getPlanUsage { planId } }', variables: { pad: 'x'.repeat(70_000) } })
+    )
     expect(res.status).toBe(413)
     expect(codes(res)).toEqual(['BAD_USER_INPUT'])
   })
@@ -189,7 +234,7 @@ describe('invalid requests', () => {
 })
 
 /** An app whose schema adds a recursive type and failing resolvers, to watch what limits and masking do. */
-function probeApp(deps: AppDeps, counter: { calls: number }) {
+function probeApp(deps: Services, counter: { calls: number }) {
   const probePart: GraphQLPart = {
     typeDefs: `
       type Node { id: Int! child: Node }
@@ -210,7 +255,7 @@ function probeApp(deps: AppDeps, counter: { calls: number }) {
       Node: { child: (parent: any) => ({ id: parent.id + 1 }) },
     },
   }
-  return new Elysia().use(httpCore(deps)).use(graphqlModule(deps, { parts: [usageGraphQL, probePart] }))
+  return new Elysia().use(httpPipeline(deps)).use(graphqlModule({ ...deps, parts: [usageGraphQL(deps), probePart] }))
 }
 
 /** A query whose deepest field is at level `levels` (`{ node { id } }` is depth 2). */
@@ -323,8 +368,9 @@ describe('introspection', () => {
   })
 
   it('is refused in production, while normal queries still work', async () => {
-    const prodDeps: AppDeps = { ...h.deps, config: { ...h.deps.config, env: 'production' } }
-    const app = new Elysia().use(httpCore(prodDeps)).use(graphqlModule(prodDeps))
+    const prodDeps: Services = { ...h.deps, config: { ...h.deps.config, env: 'production' } }
+    const parts = [usageGraphQL(prodDeps), keysGraphQL(prodDeps), orgGraphQL(prodDeps)]
+    const app = new Elysia().use(httpPipeline(prodDeps)).use(graphqlModule({ ...prodDeps, parts }))
     const schema = await gql(app, { jwt: h.a.jwt }, '{ __schema { types { name } } }')
     expect(schema.status).toBe(400)
     expect(new Set(codes(schema))).toEqual(new Set(['BAD_USER_INPUT']))

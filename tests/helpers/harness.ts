@@ -1,13 +1,14 @@
 import { buildApp } from '../../src/server/app'
 import { loadConfig, type Config } from '../../src/server/platform/config'
-import type { AppDeps } from '../../src/server/deps'
 import { createAccessTokens } from '../../src/server/platform/access-token'
 import type { Clock } from '../../src/server/platform/clock'
 import { createLogger } from '../../src/server/platform/log'
-import { outboxMailer } from '../../src/server/platform/mailer'
+import { createAccount, passwords } from '../../src/server/modules/auth'
+import { outboxMailer } from '../../src/server/modules/mail'
 import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
-import { createKeyPair } from '../../src/server/modules/keys/service'
-import { createOrganization, createUser, syncPlans } from '../../tenants/provision'
+import { createKeyPair } from '../../src/server/modules/keys'
+import { createServices, type Services } from '../../src/server/services'
+import { syncPlans } from '../../tenants/provision'
 import { createTestDb, type TestDb } from './db'
 
 /** A clock tests can move forward. */
@@ -32,7 +33,8 @@ export type SeededOrg = {
 }
 
 export type Harness = {
-  deps: AppDeps
+  /** Every service, built once by createServices as main.ts does. */
+  deps: Services
   app: ReturnType<typeof buildApp>
   testDb: TestDb
   clock: TestClock
@@ -41,7 +43,11 @@ export type Harness = {
   a: SeededOrg
   b: SeededOrg
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Response>
-  json<T = any>(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: T; headers: Headers }>
+  json<T = any>(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }
+  ): Promise<{ status: number; body: T; headers: Headers }>
   seedOrg(name: string, planId?: string): Promise<SeededOrg>
   close(): Promise<void>
 }
@@ -64,7 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const log = createLogger(config.logLevel, (line) => logs.push(line))
   const clock = new TestClock()
   await syncPlans(testDb.db.sql)
-  const deps: AppDeps = {
+  const deps = createServices({
     config,
     db: testDb.db,
     log,
@@ -72,7 +78,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     mailer: outboxMailer(testDb.db.sql, log),
     limiter: new MemoryRateLimiter(() => clock.now().getTime()),
     tokens: createAccessTokens(config.jwtSecret),
-  }
+  })
   const app = buildApp(deps)
 
   const secrets = new SecretLedger()
@@ -86,7 +92,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     }
     secrets.fromText(body)
     const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
-    pending.push(res.clone().text().then((text) => secrets.fromText(text), () => {}))
+    pending.push(
+      res
+        .clone()
+        .text()
+        .then(
+          (text) => secrets.fromText(text),
+          () => {}
+        )
+    )
     return res
   }
   const json: Harness['json'] = async (method, path, init) => {
@@ -101,10 +115,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 
   const seedOrg = async (name: string, planId = 'free'): Promise<SeededOrg> => {
     const sql = testDb.db.sql
-    const orgId = await createOrganization(sql, { name, planId })
-    const email = `owner-${orgId.slice(0, 8)}@${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'org'}.test`
+    // The org-and-owner path of sign-up and dev provisioning, verified at once.
+    const email = `owner-${crypto.randomUUID().slice(0, 8)}@${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'org'}.test`
     const password = 'correct-horse-battery'
-    const userId = await createUser(sql, { orgId, email, password, name: `${name} Owner` })
+    const passwordHash = await passwords.hash(password)
+    const account = await sql.begin((tx) =>
+      createAccount(tx, { email, name: `${name} Owner`, passwordHash, organizationName: name, planId, verifiedAt: new Date() })
+    )
+    if (!account) throw new Error(`seedOrg: ${email} exists already`)
+    const { orgId, userId } = account
     const { keyPair, secretKey } = await createKeyPair(sql, orgId, { name: `${name} key`, sdkType: 'web' })
     const jwt = await deps.tokens.sign({ sub: userId, org: orgId, role: 'owner' })
     secrets.add(secretKey, jwt, password)
@@ -116,7 +135,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const b = seed ? await seedOrg('Org B') : (undefined as unknown as SeededOrg)
 
   return {
-    deps, app, testDb, clock, logs, a, b, request, json, seedOrg,
+    deps,
+    app,
+    testDb,
+    clock,
+    logs,
+    a,
+    b,
+    request,
+    json,
+    seedOrg,
     close: async () => {
       await deps.limiter.close?.()
       await testDb.drop()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { buildApp } from '../../src/server/app'
 import { openDb, type Db } from '../../src/server/platform/db'
-import type { AppDeps } from '../../src/server/deps'
+import { createServices } from '../../src/server/services'
 import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
 import { createHarness, type Harness } from '../helpers/harness'
 import { testDbKind } from '../helpers/db'
@@ -16,7 +16,7 @@ beforeAll(async () => {
   h = await createHarness()
   h.clock.current = midMonth()
   if (testDbKind() === 'postgres') secondDb = await openDb({ url: h.testDb.url!, poolMax: 10 })
-  const deps: AppDeps = { ...h.deps, db: secondDb ?? h.deps.db, limiter: new MemoryRateLimiter(() => h.clock.now().getTime()) }
+  const deps = createServices({ ...h.deps, db: secondDb ?? h.deps.db, limiter: new MemoryRateLimiter(() => h.clock.now().getTime()) })
   second = buildApp(deps)
 }, 60_000)
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/server/app'
+import { httpPipeline } from '../../src/server/http'
 import { sha256Hex } from '../../src/server/platform/crypto'
-import { tenancy } from '../../src/server/modules/tenancy'
+import { authPlugin } from '../../src/server/plugins/auth'
 import { createUser } from '../../tenants/provision'
 import { codes, gql } from '../graphql/gql'
 import { createHarness, type Harness } from '../helpers/harness'
@@ -16,8 +16,8 @@ let adminJwt: string
 beforeAll(async () => {
   h = await createHarness()
   probe = new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
+    .use(httpPipeline(h.deps))
+    .use(authPlugin(h.deps.credentials))
     .get('/probe/secret', ({ principal }) => principal, { auth: ['secret'] })
     .get('/probe/browser', ({ principal }) => principal, { auth: ['public', 'secret'] })
   const sql = h.deps.db.sql
@@ -48,8 +48,15 @@ async function createKey(jwt: string, variables: Record<string, unknown> = {}) {
   expect(res.status).toBe(200)
   expect(res.body.errors).toBeUndefined()
   return res.body.data.createApiKey as {
-    keyPairId: string; name: string; sdkType: string; publicKey: string; secretKey: string
-    createdAt: string; lastUsedAt: string | null; revokedAt: string | null; allowedOrigins: string[]
+    keyPairId: string
+    name: string
+    sdkType: string
+    publicKey: string
+    secretKey: string
+    createdAt: string
+    lastUsedAt: string | null
+    revokedAt: string | null
+    allowedOrigins: string[]
   }
 }
 
@@ -68,7 +75,8 @@ describe('createApiKey', () => {
 
   it('stores only the SHA-256 of the secret', async () => {
     const key = await createKey(h.a.jwt)
-    const [row]: [{ secret_hash: string }?] = await h.deps.db.sql`select secret_hash from api_key_pairs where key_pair_id = ${key.keyPairId}`
+    const [row]: [{ secret_hash: string }?] = await h.deps.db
+      .sql`select secret_hash from api_key_pairs where key_pair_id = ${key.keyPairId}`
     expect(row!.secret_hash).toBe(sha256Hex(key.secretKey))
     const [hit]: [{ n: number }?] = await h.deps.db.sql`
       select count(*)::int as n from api_key_pairs where secret_hash = ${key.secretKey} or public_key = ${key.secretKey}`
@@ -76,7 +84,9 @@ describe('createApiKey', () => {
   })
 
   it('normalises and de-duplicates allowed origins', async () => {
-    const key = await createKey(h.a.jwt, { origins: ['https://Shop.Example.com:443/', 'https://shop.example.com', 'http://localhost:3000'] })
+    const key = await createKey(h.a.jwt, {
+      origins: ['https://Shop.Example.com:443/', 'https://shop.example.com', 'http://localhost:3000'],
+    })
     expect(key.allowedOrigins).toEqual(['https://shop.example.com', 'http://localhost:3000'])
   })
 
@@ -107,7 +117,10 @@ describe('createApiKey', () => {
   })
 
   it('accepts exactly 100 characters and 20 origins', async () => {
-    const key = await createKey(h.a.jwt, { name: 'n'.repeat(100), origins: Array.from({ length: 20 }, (_, i) => `https://s${i}.example.com`) })
+    const key = await createKey(h.a.jwt, {
+      name: 'n'.repeat(100),
+      origins: Array.from({ length: 20 }, (_, i) => `https://s${i}.example.com`),
+    })
     expect(key.name).toHaveLength(100)
     expect(key.allowedOrigins).toHaveLength(20)
   })
@@ -181,7 +194,8 @@ describe('revokeApiKey', () => {
     expect(res.body.data).toBeNull()
     expect(res.text).not.toContain(h.b.publicKey)
     expect((await probeGet('/probe/secret', { 'x-api-key': h.b.secretKey })).status).toBe(200)
-    const [row]: [{ revoked_at: Date | null }?] = await h.deps.db.sql`select revoked_at from api_key_pairs where key_pair_id = ${h.b.keyPairId}`
+    const [row]: [{ revoked_at: Date | null }?] = await h.deps.db
+      .sql`select revoked_at from api_key_pairs where key_pair_id = ${h.b.keyPairId}`
     expect(row!.revoked_at).toBeNull()
   })
 

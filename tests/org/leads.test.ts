@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { createLead } from '../../src/server/modules/org/leads'
+import { createLead } from '../../src/server/modules/org'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // Database set-up (argon2, migrations) is slow on a loaded machine; nothing here asserts on time.
@@ -17,7 +17,17 @@ const freshIp = () => `192.0.2.${++n}`
 const post = (body: unknown, ip = freshIp(), headers: Record<string, string> = {}) =>
   h.json('POST', '/v1/leads', { body, headers: { 'x-forwarded-for': ip, ...headers } })
 const leadsFor = async (email: string) => [
-  ...(await h.deps.db.sql<{ lead_id: string; email: string; source: string; name: string | null; company: string | null; message: string | null; plan_interest: string | null }[]>`
+  ...(await h.deps.db.sql<
+    {
+      lead_id: string
+      email: string
+      source: string
+      name: string | null
+      company: string | null
+      message: string | null
+      plan_interest: string | null
+    }[]
+  >`
     select lead_id, email, source, name, company, message, plan_interest from leads where email = ${email} order by created_at`),
 ]
 
@@ -37,7 +47,15 @@ describe('POST /v1/leads', () => {
     expect(res.body).toEqual({ lead_id: expect.stringMatching(/^[0-9a-f-]{36}$/), created_at: h.clock.now().toISOString() })
     expect(res.headers.get('ratelimit-limit')).toBe('30')
     expect(await leadsFor('jane.doe@example.com')).toEqual([
-      { lead_id: res.body.lead_id, email: 'jane.doe@example.com', source: 'pricing_page', name: 'Jane', company: 'Acme', message: 'Call me', plan_interest: 'enterprise' },
+      {
+        lead_id: res.body.lead_id,
+        email: 'jane.doe@example.com',
+        source: 'pricing_page',
+        name: 'Jane',
+        company: 'Acme',
+        message: 'Call me',
+        plan_interest: 'enterprise',
+      },
     ])
   })
 
@@ -45,7 +63,15 @@ describe('POST /v1/leads', () => {
     const res = await post({ email: 'min@example.com', source: 'chat_widget', name: '   ', company: null })
     expect(res.status).toBe(201)
     expect(await leadsFor('min@example.com')).toEqual([
-      { lead_id: res.body.lead_id, email: 'min@example.com', source: 'chat_widget', name: null, company: null, message: null, plan_interest: null },
+      {
+        lead_id: res.body.lead_id,
+        email: 'min@example.com',
+        source: 'chat_widget',
+        name: null,
+        company: null,
+        message: null,
+        plan_interest: null,
+      },
     ])
   })
 
@@ -114,7 +140,14 @@ describe('POST /v1/leads', () => {
   it('accepts the longest allowed values', async () => {
     const email = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`
     expect(email.length).toBe(254)
-    const res = await post({ email, source: 'pricing_page', name: 'n'.repeat(100), company: 'c'.repeat(200), message: 'm'.repeat(5000), plan_interest: 'p'.repeat(50) })
+    const res = await post({
+      email,
+      source: 'pricing_page',
+      name: 'n'.repeat(100),
+      company: 'c'.repeat(200),
+      message: 'm'.repeat(5000),
+      plan_interest: 'p'.repeat(50),
+    })
     expect(res.status).toBe(201)
   })
 
@@ -145,10 +178,16 @@ describe('POST /v1/leads', () => {
   }
 
   it('answers 400 invalid_json and 415 for malformed requests', async () => {
-    const bad = await h.json('POST', '/v1/leads', { rawBody: '{"email"', headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() } })
+    const bad = await h.json('POST', '/v1/leads', {
+      rawBody: '{"email"',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.error.code).toBe('invalid_json')
-    const text = await h.json('POST', '/v1/leads', { rawBody: JSON.stringify(ok), headers: { 'content-type': 'text/plain', 'x-forwarded-for': freshIp() } })
+    const text = await h.json('POST', '/v1/leads', {
+      rawBody: JSON.stringify(ok),
+      headers: { 'content-type': 'text/plain', 'x-forwarded-for': freshIp() },
+    })
     expect(text.status).toBe(415)
     const arr = await post([ok])
     expect(arr.status).toBe(400)

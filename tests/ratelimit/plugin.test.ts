@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { Elysia } from 'elysia'
-import { httpCore } from '../../src/server/app'
-import { rateLimit, rateLimitsFor } from '../../src/server/modules/ratelimit'
-import { tenancy } from '../../src/server/modules/tenancy'
+import { httpPipeline } from '../../src/server/http'
+import { authPlugin } from '../../src/server/plugins/auth'
+import { rateLimitPlugin } from '../../src/server/plugins/ratelimit'
 import { createHarness, type Harness } from '../helpers/harness'
 import { secondSecretKey } from './seed-key'
 
@@ -10,18 +10,27 @@ import { secondSecretKey } from './seed-key'
 let h: Harness
 let app: Elysia<any, any, any, any, any, any, any>
 beforeAll(async () => {
-  h = await createHarness({ env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MIN: '7', RATE_LIMIT_ORG_PER_MIN: '9', RATE_LIMIT_IP_PER_MIN: '4' } })
-  await h.deps.db.sql`insert into plans (plan_id, display_name, sessions_limit, rate_limit_per_minute) values ('nolimit', 'No override', 10, null)`
+  h = await createHarness({
+    env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MIN: '7', RATE_LIMIT_ORG_PER_MIN: '9', RATE_LIMIT_IP_PER_MIN: '4' },
+  })
+  await h.deps.db
+    .sql`insert into plans (plan_id, display_name, sessions_limit, rate_limit_per_minute) values ('nolimit', 'No override', 10, null)`
   app = new Elysia()
-    .use(httpCore(h.deps))
-    .use(tenancy(h.deps))
-    .use(rateLimit(h.deps))
+    .use(httpPipeline(h.deps))
+    .use(authPlugin(h.deps.credentials))
+    .use(rateLimitPlugin(h.deps))
     .get('/ip', () => ({ ok: true }), { rateLimit: { scope: 'ip', name: 'probe-ip' } })
     .get('/ip-other', () => ({ ok: true }), { rateLimit: { scope: 'ip', name: 'probe-other' } })
     .get('/ip-two', () => ({ ok: true }), { rateLimit: { scope: 'ip', name: 'probe-two', perMinute: 2 } })
     .get('/key', ({ principal }) => ({ org: principal.orgId }), { auth: ['secret', 'jwt'], rateLimit: { scope: 'key' } })
-    .get('/key-two', ({ principal }) => ({ org: principal.orgId }), { rateLimit: { scope: 'key', name: 'two', perMinute: 2 }, auth: ['secret', 'jwt'] })
-    .get('/org-two', ({ principal }) => ({ org: principal.orgId }), { auth: ['secret', 'jwt'], rateLimit: { scope: 'org', name: 'org-two', perMinute: 2 } })
+    .get('/key-two', ({ principal }) => ({ org: principal.orgId }), {
+      rateLimit: { scope: 'key', name: 'two', perMinute: 2 },
+      auth: ['secret', 'jwt'],
+    })
+    .get('/org-two', ({ principal }) => ({ org: principal.orgId }), {
+      auth: ['secret', 'jwt'],
+      rateLimit: { scope: 'org', name: 'org-two', perMinute: 2 },
+    })
 }, 60_000)
 afterAll(() => h.close())
 
@@ -123,7 +132,7 @@ describe('per-key and per-organization scope', () => {
     expect((await get('/key', { 'x-api-key': org.secretKey })).headers.get('ratelimit-limit')).toBe('6000')
     await h.deps.db.sql`update plans set rate_limit_per_minute = 5000 where plan_id = 'growth'`
     expect((await get('/key', { 'x-api-key': org.secretKey })).headers.get('ratelimit-limit')).toBe('6000')
-    rateLimitsFor(h.deps).forgetPlans()
+    h.deps.rateLimits.forgetPlans()
     expect((await get('/key', { 'x-api-key': org.secretKey })).headers.get('ratelimit-limit')).toBe('5000')
   })
 
@@ -138,7 +147,10 @@ describe('client IP without a trusted proxy', () => {
   it('ignores X-Forwarded-For, so a client cannot pick a fresh bucket', async () => {
     const h2 = await createHarness({ seed: false, env: { RATE_LIMIT_IP_PER_MIN: '2' } })
     try {
-      const app2 = new Elysia().use(httpCore(h2.deps)).use(rateLimit(h2.deps)).get('/ip', () => 'ok', { rateLimit: { scope: 'ip', name: 'p' } })
+      const app2 = new Elysia()
+        .use(httpPipeline(h2.deps))
+        .use(rateLimitPlugin(h2.deps))
+        .get('/ip', () => 'ok', { rateLimit: { scope: 'ip', name: 'p' } })
       const call = (address: string) => app2.handle(new Request('http://localhost/ip', { headers: ip(address) }))
       expect((await call('1.1.1.1')).status).toBe(200)
       expect((await call('2.2.2.2')).status).toBe(200)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { buildApp } from '../../src/server/app'
+import { createServices } from '../../src/server/services'
 import { RedisRateLimiter } from '../../src/server/platform/ratelimit-redis'
 import { createHarness, type Harness } from '../helpers/harness'
 import { dropPrefix, redisAvailable, testRedisUrl, uniquePrefix } from './redis'
@@ -20,7 +21,7 @@ beforeAll(async () => {
   // The harness clock stands still, so no token refills however slowly the calls run.
   const now = () => h.clock.now().getTime()
   limiters = [new RedisRateLimiter(testRedisUrl(), { prefix, now }), new RedisRateLimiter(testRedisUrl(), { prefix, now })]
-  instances = limiters.map((limiter) => buildApp({ ...h.deps, limiter }))
+  instances = limiters.map((limiter) => buildApp(createServices({ ...h.deps, limiter })))
 }, 60_000)
 afterAll(async () => {
   if (!available) return
@@ -32,7 +33,11 @@ afterAll(async () => {
 const features = Array.from({ length: 34 }, (_, i) => i / 34)
 const call = (instance: number, ip: string, path = '/v1/demo/live-score', body: unknown = { features }) =>
   instances[instance]!.handle(
-    new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify(body) })
+    new Request(`http://localhost${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      body: JSON.stringify(body),
+    })
   )
 
 describe.skipIf(!available)('rate limits shared by two instances through Redis', () => {

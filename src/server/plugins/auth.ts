@@ -1,18 +1,8 @@
 import { Elysia } from 'elysia'
-import { tagOrg } from '../../app'
-import type { AppDeps } from '../../deps'
-import { createResolver, type CredentialKind, type Resolver } from './service'
+import { tagOrg } from '../http/context'
+import type { CredentialKind, Credentials } from './credentials'
 
-export type { CredentialKind, Principal } from './service'
-
-const resolvers = new WeakMap<AppDeps, Resolver>()
-
-/** One resolver (and so one key cache) per app instance. */
-export function resolverFor(deps: AppDeps): Resolver {
-  let resolver = resolvers.get(deps)
-  if (!resolver) resolvers.set(deps, (resolver = createResolver(deps)))
-  return resolver
-}
+export type { CredentialKind, Credentials, Principal } from './credentials'
 
 /**
  * Credential plugin. A route declares which credentials it accepts:
@@ -21,20 +11,16 @@ export function resolverFor(deps: AppDeps): Resolver {
  *   { auth: ['secret', 'jwt'] }    secret key or dashboard JWT
  * and receives `principal`. Failures answer the contract's 401/403 through the error envelope.
  */
-export function tenancy(deps: AppDeps) {
-  const resolver = resolverFor(deps)
-  return new Elysia({ name: 'tenancy', seed: deps })
-    .macro({
-      auth: (accepted: CredentialKind[]) => ({
-        async resolve({ request }) {
-          // Only routes that take a public key (ingest) read `?key=`: the sendBeacon path.
-          const queryKey = accepted.includes('public') ? (new URL(request.url).searchParams.get('key') ?? undefined) : undefined
-          const principal = await resolver.resolve(request, { accepted, queryKey })
-          tagOrg(request, principal.orgId)
-          return { principal }
-        },
-      }),
-    })
+export function authPlugin(credentials: Credentials) {
+  return new Elysia({ name: 'auth-credentials' }).macro({
+    auth: (accepted: CredentialKind[]) => ({
+      async resolve({ request }) {
+        // Only routes that take a public key (ingest) read `?key=`: the sendBeacon path.
+        const queryKey = accepted.includes('public') ? (new URL(request.url).searchParams.get('key') ?? undefined) : undefined
+        const principal = await credentials.resolve(request, { accepted, queryKey })
+        tagOrg(request, principal.orgId)
+        return { principal }
+      },
+    }),
+  })
 }
-
-export { ingestCors } from './cors'

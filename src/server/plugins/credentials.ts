@@ -1,8 +1,8 @@
-import type { AppDeps } from '../../deps'
-import { ApiError } from '../../platform/errors'
-import type { Role } from '../../platform/access-token'
-import { sha256Hex, timingSafeEqualString } from '../../platform/crypto'
-import { PUBLIC_PREFIX, SECRET_PREFIX } from '../keys/service'
+import type { Config } from '../platform/config'
+import type { AccessTokens, Role } from '../platform/access-token'
+import { timingSafeEqualString, sha256Hex } from '../platform/crypto'
+import { ApiError } from '../platform/errors'
+import type { Logger } from '../platform/log'
 
 export type CredentialKind = 'public' | 'secret' | 'jwt'
 
@@ -16,7 +16,23 @@ export type Principal = {
   role?: Role
 }
 
-type KeyRecord = { orgId: string; planId: string; keyPairId: string; secretHash: string | null; allowedOrigins: string[] }
+/** An active key pair found by its public key or its secret's hash (keys module), with its organization's plan. */
+export type KeyRecord = { orgId: string; planId: string; keyPairId: string; secretHash: string | null; allowedOrigins: string[] }
+
+/**
+ * Where credentials are looked up. The owners of the tables implement it (keys, auth, org; wired in
+ * services.ts), so this plugin reads no table itself and imports no module.
+ */
+export type CredentialStore = {
+  findKey(kind: 'public' | 'secret', value: string): Promise<KeyRecord | null>
+  /** The member's role and the organization's plan, read fresh on every request. */
+  findMember(orgId: string, userId: string): Promise<{ planId: string; role: Role } | null>
+  touchKey(orgId: string, keyPairId: string): Promise<void>
+}
+
+export const PUBLIC_PREFIX = 'svc_live_pk_'
+export const SECRET_PREFIX = 'svc_live_sk_'
+
 type CacheEntry = { record: KeyRecord | null; expires: number }
 
 const PUBLIC_RE = new RegExp(`^${PUBLIC_PREFIX}[0-9A-Za-z]{24,128}$`)
@@ -37,7 +53,17 @@ export type ResolveOptions = {
  * Key lookups are cached per instance for at most KEY_CACHE_TTL_MS (≤ 5 s), which bounds how long
  * a revoked or rotated key can keep working on another instance.
  */
-export function createResolver({ db, config, tokens, log }: AppDeps) {
+export function createCredentials({
+  store,
+  config,
+  tokens,
+  log,
+}: {
+  store: CredentialStore
+  config: Pick<Config, 'keyCacheTtlMs'>
+  tokens: AccessTokens
+  log: Logger
+}) {
   const cache = new Map<string, CacheEntry>()
   const lastUsedWritten = new Map<string, number>()
 
@@ -47,22 +73,9 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
     const now = Date.now()
     const hit = cache.get(cacheKey)
     if (hit && hit.expires > now) return hit.record
-    const rows =
-      kind === 'public'
-        ? await db.sql<KeyRow[]>`
-            select k.org_id, k.key_pair_id, k.allowed_origins, null as secret_hash, o.plan_id
-            from api_key_pairs k join organizations o on o.org_id = k.org_id
-            where k.public_key = ${presented} and k.revoked_at is null`
-        : await db.sql<KeyRow[]>`
-            select k.org_id, k.key_pair_id, k.allowed_origins, k.secret_hash, o.plan_id
-            from api_key_pairs k join organizations o on o.org_id = k.org_id
-            where k.secret_hash = ${digest} and k.revoked_at is null`
-    const row = rows[0]
+    const found = await store.findKey(kind, kind === 'public' ? presented : digest)
     // The index found the row by hash; compare again in constant time so equality never short-circuits.
-    const valid = row && (kind === 'public' || timingSafeEqualString(row.secret_hash ?? '', digest))
-    const record: KeyRecord | null = valid
-      ? { orgId: row.org_id, planId: row.plan_id, keyPairId: row.key_pair_id, secretHash: row.secret_hash, allowedOrigins: row.allowed_origins }
-      : null
+    const record = found && (kind === 'public' || timingSafeEqualString(found.secretHash ?? '', digest)) ? found : null
     if (config.keyCacheTtlMs > 0) {
       if (cache.size >= MAX_CACHE_ENTRIES) cache.clear()
       // Unknown keys are cached only briefly so a freshly created key works at once on every instance.
@@ -75,10 +88,8 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
     const now = Date.now()
     if ((lastUsedWritten.get(record.keyPairId) ?? 0) > now - LAST_USED_EVERY_MS) return
     lastUsedWritten.set(record.keyPairId, now)
-    db.sql`update api_key_pairs set last_used_at = now()
-           where org_id = ${record.orgId} and key_pair_id = ${record.keyPairId}
-             and (last_used_at is null or last_used_at < now() - interval '1 minute')`
-      .execute()
+    store
+      .touchKey(record.orgId, record.keyPairId)
       .catch((error: unknown) => log.warn('last_used_at update failed', { error: String(error) }))
   }
 
@@ -88,7 +99,12 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
     const record = await lookupKey(kind, presented)
     if (!record) throw unauthorized('the API key is unknown or revoked')
     if (!accepted.includes(kind)) {
-      throw new ApiError('forbidden', kind === 'public' ? 'a public key cannot be used here: use the secret key from your backend' : 'this credential is not accepted here')
+      throw new ApiError(
+        'forbidden',
+        kind === 'public'
+          ? 'a public key cannot be used here: use the secret key from your backend'
+          : 'this credential is not accepted here'
+      )
     }
     if (kind === 'public' && record.allowedOrigins.length > 0 && (!origin || !record.allowedOrigins.includes(origin))) {
       throw new ApiError('forbidden', 'this public key is not allowed from this origin')
@@ -101,11 +117,9 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
     const claims = await tokens.verify(token)
     if (!claims) throw unauthorized('the access token is invalid or expired')
     // The membership is read fresh: a removed member or a changed role takes effect at once.
-    const [row]: [{ plan_id: string; role: Role }?] = await db.sql`
-      select o.plan_id, m.role from memberships m join organizations o on o.org_id = m.org_id
-      where m.org_id = ${claims.org} and m.user_id = ${claims.sub}`
-    if (!row) throw unauthorized('the access token is invalid or expired')
-    return { kind: 'jwt', orgId: claims.org, planId: row.plan_id, userId: claims.sub, role: row.role }
+    const member = await store.findMember(claims.org, claims.sub)
+    if (!member) throw unauthorized('the access token is invalid or expired')
+    return { kind: 'jwt', orgId: claims.org, planId: member.planId, userId: claims.sub, role: member.role }
   }
 
   return {
@@ -118,7 +132,11 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
       }
       if (queryKey !== undefined) {
         if (!PUBLIC_RE.test(queryKey)) throw unauthorized('only a public key may be sent in the URL')
-        return fromApiKey(queryKey, accepted.filter((k) => k === 'public'), request.headers.get('origin'))
+        return fromApiKey(
+          queryKey,
+          accepted.filter((k) => k === 'public'),
+          request.headers.get('origin')
+        )
       }
       const auth = request.headers.get('authorization')
       if (auth && accepted.includes('jwt')) {
@@ -135,6 +153,4 @@ export function createResolver({ db, config, tokens, log }: AppDeps) {
   }
 }
 
-type KeyRow = { org_id: string; key_pair_id: string; allowed_origins: string[]; secret_hash: string | null; plan_id: string }
-
-export type Resolver = ReturnType<typeof createResolver>
+export type Credentials = ReturnType<typeof createCredentials>

@@ -1,6 +1,7 @@
-import type { AppDeps } from '../../deps'
-import type { RateDecision } from '../../platform/ratelimit'
-import type { Principal } from '../tenancy'
+import type { Config } from '../platform/config'
+import type { Logger } from '../platform/log'
+import type { RateDecision, RateLimiter } from '../platform/ratelimit'
+import type { Principal } from './credentials'
 
 export const WINDOW_MS = 60_000
 const PLAN_CACHE_MS = 60_000
@@ -14,13 +15,22 @@ const PLAN_CACHE_MS = 60_000
  * - `org`: the organization's bucket only (`perMinute`, else as above); needs `auth`.
  * Without `name`, key and org buckets are shared by every route, so a key has one budget API-wide.
  */
-export type RateLimitRule =
-  | { scope: 'ip'; name: string; perMinute?: number }
-  | { scope: 'key' | 'org'; name?: string; perMinute?: number }
+export type RateLimitRule = { scope: 'ip'; name: string; perMinute?: number } | { scope: 'key' | 'org'; name?: string; perMinute?: number }
 
 export type RateLimits = ReturnType<typeof createRateLimits>
 
-export function createRateLimits({ db, config, limiter, log }: AppDeps) {
+export function createRateLimits({
+  planRateLimit,
+  config,
+  limiter,
+  log,
+}: {
+  /** plans.rate_limit_per_minute (org module); null when the plan has no override. */
+  planRateLimit(planId: string): Promise<number | null>
+  config: Pick<Config, 'rateLimits'>
+  limiter: RateLimiter
+  log: Logger
+}) {
   const planLimits = new Map<string, { perMinute: number | null; expires: number }>()
 
   /** plans.rate_limit_per_minute, cached per instance so a request costs no query. */
@@ -29,9 +39,7 @@ export function createRateLimits({ db, config, limiter, log }: AppDeps) {
     const hit = planLimits.get(planId)
     if (hit && hit.expires > now) return hit.perMinute
     try {
-      const [row]: [{ rate_limit_per_minute: number | null }?] = await db.sql`
-        select rate_limit_per_minute from plans where plan_id = ${planId}`
-      const perMinute = row?.rate_limit_per_minute ?? null
+      const perMinute = await planRateLimit(planId)
       planLimits.set(planId, { perMinute, expires: now + PLAN_CACHE_MS })
       return perMinute
     } catch (error) {

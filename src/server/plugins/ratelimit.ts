@@ -1,20 +1,10 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../deps'
-import { clientIp } from '../../platform/client-ip'
-import { rateLimitedError, rateLimitHeaders, type RateDecision } from '../../platform/ratelimit'
-import type { Principal } from '../tenancy'
-import { createRateLimits, type RateLimitRule, type RateLimits } from './service'
+import { clientIp } from '../platform/client-ip'
+import { type RateDecision, rateLimitedError, rateLimitHeaders } from '../platform/ratelimit'
+import type { Principal } from './credentials'
+import type { RateLimitRule, RateLimits } from './rate-limits'
 
-export type { RateLimitRule } from './service'
-
-const services = new WeakMap<AppDeps, RateLimits>()
-
-/** One service (and so one plan cache) per app instance, whichever modules use the plugin. */
-export function rateLimitsFor(deps: AppDeps): RateLimits {
-  let service = services.get(deps)
-  if (!service) services.set(deps, (service = createRateLimits(deps)))
-  return service
-}
+export type { RateLimitRule, RateLimits } from './rate-limits'
 
 type Headers = Record<string, string | number>
 
@@ -30,10 +20,14 @@ function apply(set: { headers: Headers }, d: RateDecision) {
  * Every response of a limited route carries RateLimit-Limit/-Remaining/-Reset; a refusal is
  * 429 rate_limited with Retry-After.
  */
-export function rateLimit(deps: AppDeps) {
-  const limits = rateLimitsFor(deps)
-  const { trustProxy } = deps.config
-  return new Elysia({ name: 'ratelimit', seed: deps }).macro({
+export function rateLimitPlugin({
+  rateLimits: limits,
+  config: { trustProxy },
+}: {
+  rateLimits: RateLimits
+  config: { trustProxy: boolean }
+}) {
+  return new Elysia({ name: 'ratelimit' }).macro({
     rateLimit: (rule: RateLimitRule) =>
       rule.scope === 'ip'
         ? {

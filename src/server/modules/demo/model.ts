@@ -1,6 +1,5 @@
 import * as v from 'valibot'
-
-export const FEATURE_COUNT = 34
+import { FEATURE_COUNT } from '../../platform/contract'
 
 export const LiveScoreBody = v.object({
   // Length first: an array of 100,000 bad elements must cost one issue, not 100,000.

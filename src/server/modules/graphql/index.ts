@@ -1,51 +1,27 @@
 import { Elysia } from 'elysia'
 import { GraphQLError, type GraphQLFormattedError } from 'graphql'
 import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
-import { tagOrg } from '../../app'
-import type { AppDeps } from '../../deps'
-import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
+import { bodyOptions } from '../../http/body'
+import { tagOrg } from '../../http/context'
+import type { Config } from '../../platform/config'
+import { ApiError } from '../../platform/errors'
 import { mediaType } from '../../platform/http'
 import type { Logger } from '../../platform/log'
-import { resolverFor, type Principal } from '../tenancy'
-import { DEFAULT_LIMITS, useQueryLimits, type QueryLimits } from './limits'
-import { graphqlParts } from './parts'
+import type { Credentials, Principal } from '../../plugins/auth'
+import { GRAPHQL_CODES, requireRole, rootCause, toGraphQLError } from './errors'
+import { DEFAULT_LIMITS, type QueryLimits, useQueryLimits } from './limits'
 import type { GraphQLContext, GraphQLPart } from './types'
 
 export type { GraphQLContext, GraphQLPart } from './types'
+export { requireRole }
+export { DEFAULT_LIMITS, type QueryLimits } from './limits'
 
 /** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */
 const MAX_BODY_BYTES = 64 * 1024
 
-/** The contract's codes. Yoga's own client-error codes (parse, validation, bad request, variables) become BAD_USER_INPUT. */
-const PASS_THROUGH_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'UNAVAILABLE', 'INTERNAL_SERVER_ERROR'])
-
 function graphqlErrorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] }
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
-}
-
-function isOriginalGraphQLError(error: unknown): boolean {
-  if (!(error instanceof GraphQLError)) return false
-  return error.originalError == null || isOriginalGraphQLError(error.originalError)
-}
-
-function rootCause(error: unknown): unknown {
-  let e = error
-  while (e instanceof GraphQLError && e.originalError) e = e.originalError
-  return e
-}
-
-/** Unexpected errors never show their message, stack or SQL (even in development); they go to the server log. */
-function maskError(error: unknown, message: string): Error {
-  if (isOriginalGraphQLError(error)) return error as GraphQLError
-  const located = error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {}
-  if (isDatabaseUnavailable(rootCause(error))) {
-    return new GraphQLError('the service is temporarily unavailable, retry later', {
-      ...located,
-      extensions: { code: 'UNAVAILABLE', http: { status: 503, headers: { 'retry-after': '5' } } },
-    })
-  }
-  return new GraphQLError(message, { ...located, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
 }
 
 function yogaLogger(log: Logger): YogaLogger {
@@ -76,7 +52,12 @@ function useContractErrorCodes(): Plugin {
         const refused = !('data' in r)
         const errors = r.errors.map((error) => {
           const ext = (error.extensions ?? {}) as Record<string, unknown>
-          const code = typeof ext.code === 'string' && PASS_THROUGH_CODES.has(ext.code) ? ext.code : ext.unexpected ? 'INTERNAL_SERVER_ERROR' : 'BAD_USER_INPUT'
+          const code =
+            typeof ext.code === 'string' && GRAPHQL_CODES.has(ext.code)
+              ? ext.code
+              : ext.unexpected
+                ? 'INTERNAL_SERVER_ERROR'
+                : 'BAD_USER_INPUT'
           const http = (ext.http ?? {}) as { status?: number; headers?: Record<string, string> }
           const status = refused && code === 'BAD_USER_INPUT' ? Math.max(http.status ?? 400, 400) : http.status
           return new GraphQLError(error.message, {
@@ -87,7 +68,9 @@ function useContractErrorCodes(): Plugin {
             extensions: {
               code,
               ...(ext.details ? { details: ext.details } : {}),
-              ...(status || http.headers ? { http: { ...(status ? { status } : {}), ...(http.headers ? { headers: http.headers } : {}) } } : {}),
+              ...(status || http.headers
+                ? { http: { ...(status ? { status } : {}), ...(http.headers ? { headers: http.headers } : {}) } }
+                : {}),
             },
           })
         })
@@ -121,10 +104,22 @@ export function buildSchema(parts: GraphQLPart[]) {
  * POST /graphql, dashboard JWT only. The caller is authenticated before Yoga reads the body, so an
  * unauthenticated request costs no parsing or validation and always gets HTTP 401.
  */
-export function graphqlModule(deps: AppDeps, options: { parts?: GraphQLPart[]; limits?: QueryLimits } = {}) {
-  const resolver = resolverFor(deps)
+export function graphqlModule({
+  credentials,
+  log,
+  config,
+  parts,
+  limits = DEFAULT_LIMITS,
+}: {
+  credentials: Credentials
+  log: Logger
+  config: Pick<Config, 'env'>
+  /** Every module's part (app.ts lists them), so this module imports no other. */
+  parts: GraphQLPart[]
+  limits?: QueryLimits
+}) {
   const yoga = createYoga<{ principal: Principal }, GraphQLContext>({
-    schema: buildSchema(options.parts ?? graphqlParts),
+    schema: buildSchema(parts),
     graphqlEndpoint: '/graphql',
     graphiql: false,
     landingPage: false,
@@ -132,23 +127,21 @@ export function graphqlModule(deps: AppDeps, options: { parts?: GraphQLPart[]; l
     cors: false,
     batching: false,
     maxRequestBodySize: MAX_BODY_BYTES,
-    logging: yogaLogger(deps.log),
-    maskedErrors: { maskError, errorMessage: 'internal error' },
-    context: ({ request, principal }) => ({ principal, deps, request }),
-    plugins: [
-      useQueryLimits(options.limits ?? DEFAULT_LIMITS, { introspection: deps.config.env !== 'production' }),
-      useContractErrorCodes(),
-    ],
+    logging: yogaLogger(log),
+    maskedErrors: { maskError: toGraphQLError, errorMessage: 'internal error' },
+    context: ({ request, principal }) => ({ principal, request }),
+    plugins: [useQueryLimits(limits, { introspection: config.env !== 'production' }), useContractErrorCodes()],
   })
 
-  return new Elysia({ name: 'graphql' }).post(
+  return new Elysia({ name: 'graphql' }).use(bodyOptions).post(
     '/graphql',
     async ({ request }) => {
       let principal: Principal
       try {
-        principal = await resolver.resolve(request, { accepted: ['jwt'] })
+        principal = await credentials.resolve(request, { accepted: ['jwt'] })
       } catch (error) {
         if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          // A key where a JWT belongs is a 403 in REST; the contract makes every refused credential 401 UNAUTHENTICATED here.
           return graphqlErrorResponse(401, 'UNAUTHENTICATED', error.message, { 'www-authenticate': 'Bearer' })
         }
         throw error
@@ -160,7 +153,7 @@ export function graphqlModule(deps: AppDeps, options: { parts?: GraphQLPart[]; l
       }
       return yoga.handleRequest(withLowerCaseContentType(request), { principal })
     },
-    // Yoga reads the body itself: a non-undefined result here stops Elysia's default parser from consuming it.
-    { parse: () => null }
+    // Yoga reads the body itself.
+    { rawBody: true }
   )
 }

@@ -1,8 +1,7 @@
-import type { AppDeps } from '../../deps'
-import type { Principal } from '../tenancy'
+import type { Principal } from '../../plugins/auth'
 
-/** What every resolver receives as context: the caller (always a dashboard JWT) and the app deps. */
-export type GraphQLContext = { principal: Principal; deps: AppDeps; request: Request }
+/** What every resolver receives as context: the caller (always a dashboard JWT) and its request. */
+export type GraphQLContext = { principal: Principal; request: Request }
 
 type Resolver = (parent: unknown, args: any, context: GraphQLContext, info: unknown) => unknown
 

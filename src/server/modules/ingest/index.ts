@@ -1,20 +1,28 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../deps'
+import { bodyOptions } from '../../http/body'
+import type { Clock } from '../../platform/clock'
+import type { Db } from '../../platform/db'
 import { ApiError } from '../../platform/errors'
 import { routeSchema } from '../../platform/validation'
-import { rateLimit } from '../ratelimit'
-import { tenancy } from '../tenancy'
+import { authPlugin, type Credentials } from '../../plugins/auth'
+import { ingestCors } from '../../plugins/ingest-cors'
+import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
+import { quotaHeaders } from '../usage'
 import { ingestBody, SessionParams } from './model'
-import { getSessionResult, ingestBatch, quotaHeaders, startRetention } from './service'
+import { getSessionResult, ingestBatch } from './service'
+
+export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
+
+type IngestServices = { db: Db; clock: Clock; config: { trustProxy: boolean }; credentials: Credentials; rateLimits: RateLimits }
 
 /** POST /v1/ingest (SDK batches) and GET /v1/session/:session_id (stored results). */
-export function ingestModule(deps: AppDeps) {
-  const { db, clock, config } = deps
-  const stopRetention = startRetention(deps)
+export function ingestModule(services: IngestServices) {
+  const { db, clock } = services
   return new Elysia({ name: 'ingest', prefix: '/v1' })
-    .use(tenancy(deps))
-    .use(rateLimit(deps))
-    .onStop(stopRetention)
+    .use(ingestCors())
+    .use(bodyOptions)
+    .use(authPlugin(services.credentials))
+    .use(rateLimitPlugin(services))
     .post(
       '/ingest',
       async ({ principal, body, set, status }) => {
@@ -24,12 +32,13 @@ export function ingestModule(deps: AppDeps) {
         if (principal.kind === 'public') return status(202, { session_id: body.session_id, accepted: outcome.accepted })
         return outcome.result
       },
-      { auth: ['public', 'secret'], rateLimit: { scope: 'key' }, body: routeSchema(ingestBody(() => clock.now())) }
+      // beaconBody: navigator.sendBeacon can only send JSON as text/plain.
+      { auth: ['public', 'secret'], rateLimit: { scope: 'key' }, beaconBody: true, body: routeSchema(ingestBody(() => clock.now())) }
     )
     .get(
       '/session/:session_id',
       async ({ principal, params }) => {
-        const result = await db.tenant(principal.orgId, (tx) => getSessionResult(tx, principal.orgId, params.session_id))
+        const result = await getSessionResult(db, principal.orgId, params.session_id)
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },

@@ -1,13 +1,10 @@
 import * as v from 'valibot'
 import { KEY_CLASSES, SIGNAL_KINDS } from '../../../scoring/signals'
+import { FEATURE_COUNT, SDK_TYPES, UUID_RE } from '../../platform/contract'
 
 export const MAX_SIGNALS = 10_000
-export const FEATURE_COUNT = 34
 export const MAX_FUTURE_MS = 5 * 60_000
 export const MAX_PAST_MS = 30 * 24 * 3600_000
-export const SDK_TYPES = ['web', 'ios', 'android', 'server'] as const
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const ISO_UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/
 
 const finite = v.pipe(v.number(), v.finite())
@@ -65,7 +62,8 @@ export function parseIsoUtc(text: string): number {
   const ms = Number(((m[7] ?? '') + '000').slice(0, 3))
   const at = Date.UTC(year, month - 1, day, hour, minute, second, ms)
   const d = new Date(at)
-  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return NaN
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59)
+    return NaN
   return at
 }
 

@@ -1,10 +1,10 @@
 import * as v from 'valibot'
-import { issuesToDetails } from '../../platform/errors'
-import { badUserInput, gqlError, notFound, requireRole } from '../graphql/errors'
-import type { GraphQLContext, GraphQLPart } from '../graphql/types'
-import { resolverFor } from '../tenancy'
+import type { Db } from '../../platform/db'
+import { ApiError, issuesToDetails } from '../../platform/errors'
+import type { Credentials } from '../../plugins/auth'
+import { type GraphQLContext, type GraphQLPart, requireRole } from '../graphql'
 import { CreateKeyInput, KeyPairIdInput } from './model'
-import { createKeyPair, listKeyPairs, revokeKeyPair, rotateKeyPair, type KeyPairRow } from './service'
+import { createKeyPair, type KeyPairRow, listKeyPairs, revokeKeyPair, rotateKeyPair } from './service'
 
 const MANAGERS = ['owner', 'admin'] as const
 
@@ -58,46 +58,56 @@ function toApiKeyPair(row: KeyPairRow, secretKey: string | null = null): ApiKeyP
 
 function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, input)
-  if (!result.success) throw badUserInput(issuesToDetails(result.issues as unknown as Parameters<typeof issuesToDetails>[0]))
+  if (!result.success) {
+    const details = issuesToDetails(result.issues as unknown as Parameters<typeof issuesToDetails>[0])
+    throw new ApiError('validation_failed', details[0] ? `${details[0].path}: ${details[0].message}` : 'invalid input', details)
+  }
   return result.output
 }
 
-export const keysGraphQL: GraphQLPart = {
-  typeDefs,
-  resolvers: {
-    // Enum values map to the lowercase sdk_type stored in the database.
-    SdkType: { WEB: 'web', IOS: 'ios', ANDROID: 'android', SERVER: 'server' },
-    Query: {
-      listApiKeys: async (_parent, _args, { principal, deps }: GraphQLContext) =>
-        (await deps.db.tenant(principal.orgId, (tx) => listKeyPairs(tx, principal.orgId))).map((row) => toApiKeyPair(row)),
+const keyPairNotFound = () => new ApiError('not_found', 'key pair not found')
+
+/** API key pairs in the dashboard; `credentials` is told to forget a revoked or rotated key on this instance. */
+export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credentials }): GraphQLPart {
+  return {
+    typeDefs,
+    resolvers: {
+      // Enum values map to the lowercase sdk_type stored in the database.
+      SdkType: { WEB: 'web', IOS: 'ios', ANDROID: 'android', SERVER: 'server' },
+      Query: {
+        listApiKeys: async (_parent: unknown, _args: unknown, { principal }: GraphQLContext) =>
+          (await db.tenant(principal.orgId, (tx) => listKeyPairs(tx, principal.orgId))).map((row) => toApiKeyPair(row)),
+      },
+      Mutation: {
+        createApiKey: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
+          requireRole(context, MANAGERS)
+          const input = parse(CreateKeyInput, args)
+          const { keyPair, secretKey } = await db.tenant(context.principal.orgId, (tx) => createKeyPair(tx, context.principal.orgId, input))
+          return toApiKeyPair(keyPair, secretKey)
+        },
+        revokeApiKey: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
+          requireRole(context, MANAGERS)
+          const { keyPairId } = parse(KeyPairIdInput, args)
+          const row = await db.tenant(context.principal.orgId, (tx) => revokeKeyPair(tx, context.principal.orgId, keyPairId))
+          if (!row) throw keyPairNotFound()
+          // This instance stops accepting the keys now; other instances within KEY_CACHE_TTL_MS.
+          credentials.forget()
+          return toApiKeyPair(row)
+        },
+        rotateApiKey: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
+          requireRole(context, MANAGERS)
+          const { keyPairId } = parse(KeyPairIdInput, args)
+          const result = await db.tenant(context.principal.orgId, (tx) => rotateKeyPair(tx, context.principal.orgId, keyPairId))
+          if (result.status !== 'rotated') {
+            if (result.status === 'not_found') throw keyPairNotFound()
+            throw new ApiError('validation_failed', 'a revoked key pair cannot be rotated: create a new one', [
+              { path: 'keyPairId', message: 'key pair is revoked' },
+            ])
+          }
+          credentials.forget()
+          return toApiKeyPair(result.keyPair, result.secretKey)
+        },
+      },
     },
-    Mutation: {
-      createApiKey: async (_parent, args, context: GraphQLContext) => {
-        requireRole(context, MANAGERS)
-        const input = parse(CreateKeyInput, args)
-        const { keyPair, secretKey } = await context.deps.db.tenant(context.principal.orgId, (tx) => createKeyPair(tx, context.principal.orgId, input))
-        return toApiKeyPair(keyPair, secretKey)
-      },
-      revokeApiKey: async (_parent, args, context: GraphQLContext) => {
-        requireRole(context, MANAGERS)
-        const { keyPairId } = parse(KeyPairIdInput, args)
-        const row = await context.deps.db.tenant(context.principal.orgId, (tx) => revokeKeyPair(tx, context.principal.orgId, keyPairId))
-        if (!row) throw notFound('key pair')
-        // This instance stops accepting the keys now; other instances within KEY_CACHE_TTL_MS.
-        resolverFor(context.deps).forget()
-        return toApiKeyPair(row)
-      },
-      rotateApiKey: async (_parent, args, context: GraphQLContext) => {
-        requireRole(context, MANAGERS)
-        const { keyPairId } = parse(KeyPairIdInput, args)
-        const result = await context.deps.db.tenant(context.principal.orgId, (tx) => rotateKeyPair(tx, context.principal.orgId, keyPairId))
-        if (result.status !== 'rotated') {
-          if (result.status === 'not_found') throw notFound('key pair')
-          throw gqlError('BAD_USER_INPUT', 'a revoked key pair cannot be rotated: create a new one', [{ path: 'keyPairId', message: 'key pair is revoked' }])
-        }
-        resolverFor(context.deps).forget()
-        return toApiKeyPair(result.keyPair, result.secretKey)
-      },
-    },
-  },
+  }
 }

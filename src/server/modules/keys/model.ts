@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { SDK_TYPES } from './service'
+import { SDK_TYPES } from '../../platform/contract'
 
 export const MAX_ALLOWED_ORIGINS = 20
 const ORIGIN_SHAPE = /^https?:\/\/[^/?#@\s*\\]+\/?$/i
@@ -19,7 +19,10 @@ export function normaliseOrigin(input: string): string | null {
 const Origin = v.pipe(
   v.string(),
   v.maxLength(2048, 'origin is too long'),
-  v.check((s) => normaliseOrigin(s) !== null, 'must be an origin like https://shop.example.com (http or https, no path, query or wildcard)'),
+  v.check(
+    (s) => normaliseOrigin(s) !== null,
+    'must be an origin like https://shop.example.com (http or https, no path, query or wildcard)'
+  ),
   v.transform((s) => normaliseOrigin(s)!)
 )
 

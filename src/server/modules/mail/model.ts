@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { Email } from '../auth/model'
+import { Email } from '../auth'
 
 export const OutboxQuery = v.object({ to: Email })
 export type OutboxQuery = v.InferOutput<typeof OutboxQuery>

@@ -47,3 +47,12 @@ export const LeadBody = v.object({
   website: v.optional(v.unknown()),
 })
 export type LeadInput = v.InferOutput<typeof LeadBody>
+
+export type Ticket = {
+  ticket_id: string
+  subject: string
+  message: string
+  priority: Priority
+  status: 'open' | 'pending' | 'closed'
+  created_at: Date
+}

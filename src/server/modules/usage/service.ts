@@ -1,5 +1,8 @@
-import type { Sql, Tx } from '../../platform/db'
-import { monthStartUtc, nextMonthStartUtc } from '../../platform/clock'
+import { monthStartUtc, nextMonthStartUtc, secondsUntil } from '../../platform/clock'
+import type { Db, Sql, Tx } from '../../platform/db'
+import { ApiError } from '../../platform/errors'
+import { findOrgPlan } from '../org'
+import * as repo from './repo'
 
 export type PlanUsage = {
   plan_id: string
@@ -11,25 +14,69 @@ export type PlanUsage = {
   period_end: string
 }
 
+const monthKey = (now: Date) => monthStartUtc(now).toISOString().slice(0, 10)
+
 /** The one source of plan usage, for GET /v1/org/usage and GraphQL getPlanUsage alike. */
 export async function getPlanUsage(sql: Sql | Tx, orgId: string, now: Date): Promise<PlanUsage | null> {
   const start = monthStartUtc(now)
   const end = nextMonthStartUtc(now)
-  const [row]: [{ plan_id: string; display_name: string; sessions_limit: number; sessions_used: number }?] = await sql`
-    select p.plan_id, p.display_name, p.sessions_limit, coalesce(u.sessions_used, 0)::int as sessions_used
-    from organizations o
-    join plans p on p.plan_id = o.plan_id
-    left join usage_counters u on u.org_id = o.org_id and u.month = ${start.toISOString().slice(0, 10)}
-    where o.org_id = ${orgId}`
-  if (!row) return null
-  const percent = row.sessions_limit > 0 ? Math.min(100, (row.sessions_used / row.sessions_limit) * 100) : 100
+  const [plan, used] = await Promise.all([findOrgPlan(sql, orgId), repo.sessionsUsed(sql, orgId, monthKey(now))])
+  if (!plan) return null
+  const percent = plan.sessions_limit > 0 ? Math.min(100, (used / plan.sessions_limit) * 100) : 100
   return {
-    plan_id: row.plan_id,
-    display_name: row.display_name,
-    sessions_used: row.sessions_used,
-    sessions_limit: row.sessions_limit,
+    plan_id: plan.plan_id,
+    display_name: plan.display_name,
+    sessions_used: used,
+    sessions_limit: plan.sessions_limit,
     percent_used: Math.round(percent * 10) / 10,
     period_start: start.toISOString(),
     period_end: end.toISOString(),
   }
+}
+
+/** getPlanUsage in the organization's own row-level-security scope. */
+export function readPlanUsage(db: Db, orgId: string, now: Date): Promise<PlanUsage | null> {
+  return db.tenant(orgId, (tx) => getPlanUsage(tx, orgId, now))
+}
+
+/** The organization's monthly allowance, for the X-Quota-* headers. */
+export type Quota = { limit: number; used: number; resetSeconds: number }
+
+export function quotaHeaders(q: Quota): Record<string, string> {
+  return {
+    'x-quota-limit': String(q.limit),
+    'x-quota-remaining': String(Math.max(0, q.limit - q.used)),
+    'x-quota-reset': String(q.resetSeconds),
+  }
+}
+
+/** 429 plan_limit_exceeded with the quota headers and Retry-After until the month resets. */
+export function quotaExceeded(quota: Quota): ApiError {
+  return new ApiError(
+    'plan_limit_exceeded',
+    `the organization's plan allows ${quota.limit} sessions per month; it resets at the start of next month (UTC)`,
+    undefined,
+    { ...quotaHeaders({ ...quota, used: Math.max(quota.used, quota.limit) }), 'retry-after': String(quota.resetSeconds) }
+  )
+}
+
+/**
+ * The month's quota as it stands, read inside the caller's transaction. Both queries are sent at
+ * once (postgres.js pipelines them on the transaction's connection). null: no such organization.
+ */
+export async function readQuota(tx: Tx, orgId: string, now: Date): Promise<Quota | null> {
+  const [plan, used] = await Promise.all([findOrgPlan(tx, orgId), repo.sessionsUsed(tx, orgId, monthKey(now))])
+  if (!plan) return null
+  return { limit: plan.sessions_limit, used, resetSeconds: secondsUntil(nextMonthStartUtc(now), now) }
+}
+
+/**
+ * Counts a new session toward the month, or throws 429 plan_limit_exceeded. Must run in the same
+ * transaction as the insert it guards: the guarded upsert is the only gate, so the quota is exact
+ * across instances, and a refused claim rolls the session back. Returns the quota after the claim.
+ */
+export async function claimSession(tx: Tx, orgId: string, now: Date, quota: Quota): Promise<Quota> {
+  const used = await repo.incrementUnder(tx, orgId, monthKey(now), quota.limit)
+  if (used === null) throw quotaExceeded(quota)
+  return { ...quota, used }
 }

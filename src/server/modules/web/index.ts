@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia'
 import * as v from 'valibot'
-import type { AppDeps } from '../../deps'
+import type { Config } from '../../platform/config'
+import type { Db } from '../../platform/db'
 import { ApiError } from '../../platform/errors'
 import { routeSchema } from '../../platform/validation'
-import { getSessionResult } from '../ingest/service'
-import { rateLimit } from '../ratelimit'
+import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
+import { getSessionResult } from '../ingest'
 import { assets, type Asset, type Assets } from './assets'
 import { findDemoOrg } from './demo'
 import { ASSET_HEADERS, HTML_HEADERS, SDK_HEADERS } from './headers'
@@ -21,16 +22,16 @@ function serve(request: Request, a: Asset, headers: Record<string, string>): Res
 const html = (body: string) => new Response(body, { headers: HTML_HEADERS })
 
 /** The browser SDK, the demo page and the dashboard: everything a browser loads from the service. */
-export function webModule(deps: AppDeps) {
-  const { db, config } = deps
-  // Outside tests, build at start-up in the background so the first visitor does not wait for it.
-  if (config.env !== 'test') assets().catch((error) => deps.log.error('web bundle build failed', { error: String(error) }))
+export function webModule(services: { db: Db; config: Pick<Config, 'dataDir' | 'trustProxy'>; rateLimits: RateLimits }) {
+  const { db, config } = services
 
-  const file = (name: keyof Assets, headers: Record<string, string>) =>
-    async ({ request }: { request: Request }) => serve(request, (await assets())[name], headers)
+  const file =
+    (name: keyof Assets, headers: Record<string, string>) =>
+    async ({ request }: { request: Request }) =>
+      serve(request, (await assets())[name], headers)
 
   return new Elysia({ name: 'web' })
-    .use(rateLimit(deps))
+    .use(rateLimitPlugin(services))
     .get('/sdk/v1.js', file('sdk.js', SDK_HEADERS))
     .get('/sdk/v1.mjs', file('sdk.mjs', SDK_HEADERS))
     .get('/sdk/v1.d.ts', file('sdk.d.ts', SDK_HEADERS))
@@ -38,14 +39,14 @@ export function webModule(deps: AppDeps) {
     .get('/assets/demo.js', file('demo.js', ASSET_HEADERS))
     .get('/assets/app.css', file('app.css', ASSET_HEADERS))
     .get('/dashboard', () => html(dashboardPage()))
-    .get('/demo', async () => html(demoPage((await findDemoOrg(db.sql, config.dataDir))?.publicKey ?? null)))
+    .get('/demo', async () => html(demoPage((await findDemoOrg(db, config.dataDir))?.publicKey ?? null)))
     .get(
       '/demo/result/:session_id',
       async ({ params }) => {
-        const demo = await findDemoOrg(db.sql, config.dataDir)
+        const demo = await findDemoOrg(db, config.dataDir)
         if (!demo) throw new ApiError('not_found', 'no demo organization on this server')
-        // Public page, so only the demo organization's sessions can ever be read here.
-        const result = await getSessionResult(db.sql, demo.orgId, params.session_id.toLowerCase())
+        // Public page, so only the demo organization's sessions can ever be read here (in its row-level-security scope).
+        const result = await getSessionResult(db, demo.orgId, params.session_id.toLowerCase())
         if (!result) throw new ApiError('not_found', 'no result for this session yet')
         return result
       },

@@ -1,0 +1,32 @@
+import type { Elysia } from 'elysia'
+import type { Logger } from '../platform/log'
+import { accessLog } from './access-log'
+import { bodyParser } from './body'
+import { requestContext } from './context'
+import { errorEnvelope } from './error-envelope'
+import { securityHeaders } from './security-headers'
+
+export { bodyMediaTypes, bodyOptions } from './body'
+export { requestId, tagOrg } from './context'
+
+/**
+ * The HTTP pipeline every route runs in, in this order: request id + context, security headers,
+ * body parsing, the error envelope, the access log. Used first, before any module.
+ */
+export function httpPipeline({
+  log,
+  config,
+  lifecycle,
+}: {
+  log: Logger
+  config: { bodyLimitBytes: number }
+  lifecycle: { draining: boolean }
+}) {
+  return (app: Elysia<any, any, any, any, any, any, any>) =>
+    app
+      .use(requestContext(lifecycle))
+      .use(securityHeaders())
+      .use(bodyParser(config.bodyLimitBytes))
+      .use(errorEnvelope(log))
+      .use(accessLog(log))
+}

@@ -1,0 +1,11 @@
+import type { Services } from '../services'
+import { startAuthPurge } from './auth-purge'
+import { startRetention } from './retention'
+
+/** Starts every housekeeping job (main.ts); the returned function stops them all. */
+export function startJobs(services: Services): () => void {
+  const stops = [startRetention(services), startAuthPurge(services)]
+  return () => {
+    for (const stop of stops) stop()
+  }
+}

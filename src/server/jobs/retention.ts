@@ -1,0 +1,26 @@
+import type { Clock } from '../platform/clock'
+import type { Config } from '../platform/config'
+import type { Db } from '../platform/db'
+import type { Logger } from '../platform/log'
+import { purgeOldSignals } from '../modules/ingest'
+import { startPeriodic } from './periodic'
+
+const PURGE_EVERY_MS = 3600_000
+
+/** Drops raw signals older than RETENTION_DAYS every hour (and once a minute after start); returns the stop function. */
+export function startRetention({
+  db,
+  clock,
+  config,
+  log,
+}: {
+  db: Db
+  clock: Clock
+  config: Pick<Config, 'env' | 'retentionDays'>
+  log: Logger
+}) {
+  return startPeriodic({ log, config }, 'retention purge', PURGE_EVERY_MS, async () => {
+    const purged = await purgeOldSignals(db, clock.now(), config.retentionDays)
+    return purged > 0 ? { batches: purged, retention_days: config.retentionDays } : null
+  })
+}

@@ -1,0 +1,63 @@
+import { findMemberPlan } from './modules/auth'
+import { findActiveKey, touchLastUsed } from './modules/keys'
+import { findOrgPlan, planRateLimit } from './modules/org'
+import type { AccessTokens } from './platform/access-token'
+import type { Clock } from './platform/clock'
+import type { Config } from './platform/config'
+import type { Db } from './platform/db'
+import type { Logger } from './platform/log'
+import type { Mailer } from './platform/mailer'
+import type { RateLimiter } from './platform/ratelimit'
+import { type CredentialStore, type Credentials, createCredentials } from './plugins/credentials'
+import { createRateLimits, type RateLimits } from './plugins/rate-limits'
+
+/** The process's infrastructure, opened by main.ts (or the test harness) before any service exists. */
+export type Infra = {
+  config: Config
+  db: Db
+  log: Logger
+  clock: Clock
+  mailer: Mailer
+  limiter: RateLimiter
+  tokens: AccessTokens
+}
+
+/**
+ * Everything built once per process. app.ts hands each module only the members it uses; nothing
+ * here is passed to Elysia as a plugin seed (Elysia stringifies seeds for a checksum).
+ */
+export type Services = Infra & {
+  /** Set by main.ts on SIGTERM: /ready answers 503 and responses ask clients to close the connection. */
+  lifecycle: { draining: boolean }
+  /** Credential → organization, with the per-instance key cache (plugins/auth). */
+  credentials: Credentials
+  /** Rate-limit decisions with the per-instance plan cache (plugins/ratelimit). */
+  rateLimits: RateLimits
+}
+
+export function createServices(infra: Infra): Services {
+  const { db } = infra
+  // The credential plugin reads through the tables' owners, so it stays free of SQL and of module imports.
+  const store: CredentialStore = {
+    async findKey(kind, value) {
+      const key = await findActiveKey(db.sql, kind, value)
+      const org = key && (await findOrgPlan(db.sql, key.org_id))
+      if (!key || !org) return null
+      return {
+        orgId: key.org_id,
+        planId: org.plan_id,
+        keyPairId: key.key_pair_id,
+        secretHash: key.secret_hash,
+        allowedOrigins: key.allowed_origins,
+      }
+    },
+    findMember: (orgId, userId) => findMemberPlan(db.sql, orgId, userId),
+    touchKey: (orgId, keyPairId) => touchLastUsed(db.sql, orgId, keyPairId),
+  }
+  return {
+    ...infra,
+    lifecycle: { draining: false },
+    credentials: createCredentials({ store, config: infra.config, tokens: infra.tokens, log: infra.log }),
+    rateLimits: createRateLimits({ planRateLimit: (planId) => planRateLimit(db.sql, planId), ...infra }),
+  }
+}
