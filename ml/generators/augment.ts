@@ -1,0 +1,128 @@
+// Capture augmentation: the same behaviour as another browser or logger would
+// have recorded it. Applied to any session, real or generated; inputs are
+// never modified.
+import type { Signal } from '../../src/scoring/signals'
+import type { Rng } from '../synth/prng'
+
+export type CaptureField = 'n' | 'ox' | 'oy' | 'sc' | 'tr'
+
+/** drops fields a logger or browser does not provide (Safari: no `n`; plain loggers: no `ox`/`oy`/`sc`/`tr`) */
+export function stripFields(signals: readonly Signal[], fields: readonly CaptureField[]): Signal[] {
+  return signals.map((e) => {
+    const out: Signal = { ...e }
+    for (const f of fields) delete out[f]
+    return out
+  })
+}
+
+/**
+ * A coarse timer: every `t` floored to a multiple of `stepMs` (1 ms integer
+ * clocks, 16.7 ms frame clocks, 100 ms under resistFingerprinting). Flooring
+ * keeps the order; values are rounded to 1 µs so that 3 × 16.7 is 50.1.
+ */
+export function quantiseTime(signals: readonly Signal[], stepMs: number): Signal[] {
+  if (!(stepMs > 0)) throw new Error('stepMs must be positive')
+  return signals.map((e) => ({ ...e, t: Math.round(Math.floor(e.t / stepMs + 1e-9) * stepMs * 1000) / 1000 }))
+}
+
+type Sample = { t: number; x: number; y: number; n: number }
+
+/** cubic Hermite through the samples with time-aware tangents (Catmull–Rom for uneven spacing) */
+function hermiteAt(s: readonly Sample[], i: number, t: number): { x: number; y: number } {
+  const a = s[i]!
+  const b = s[i + 1]!
+  const h = b.t - a.t
+  if (h <= 0) return { x: b.x, y: b.y }
+  const tangent = (j: number, k: 'x' | 'y') => {
+    const lo = s[Math.max(0, j - 1)]!
+    const hi = s[Math.min(s.length - 1, j + 1)]!
+    return hi.t > lo.t ? (hi[k] - lo[k]) / (hi.t - lo.t) : 0
+  }
+  const u = (t - a.t) / h
+  const h00 = 2 * u ** 3 - 3 * u ** 2 + 1
+  const h10 = u ** 3 - 2 * u ** 2 + u
+  const h01 = -2 * u ** 3 + 3 * u ** 2
+  const h11 = u ** 3 - u ** 2
+  return {
+    x: h00 * a.x + h10 * h * tangent(i, 'x') + h01 * b.x + h11 * h * tangent(i + 1, 'x'),
+    y: h00 * a.y + h10 * h * tangent(i, 'y') + h01 * b.y + h11 * h * tangent(i + 1, 'y'),
+  }
+}
+
+/** a stroke: consecutive moves with no other pointer event between them and no gap over `maxGapMs` */
+function strokes(signals: readonly Signal[], maxGapMs: number): number[][] {
+  const out: number[][] = []
+  let cur: number[] = []
+  for (let i = 0; i < signals.length; i++) {
+    const e = signals[i]!
+    if (e.k === 'mm' && e.x !== undefined && e.y !== undefined) {
+      const prev = cur.length ? signals[cur[cur.length - 1]!]! : null
+      if (prev && e.t - prev.t > maxGapMs) {
+        out.push(cur)
+        cur = []
+      }
+      cur.push(i)
+    } else if (e.k === 'md' || e.k === 'mu' || e.k === 'c') {
+      if (cur.length) out.push(cur)
+      cur = []
+    }
+  }
+  if (cur.length) out.push(cur)
+  return out
+}
+
+/**
+ * The pointer moves as a device and display polling at `hz` would have
+ * delivered them: within each stroke, samples on a grid of 1000/hz ms (random
+ * phase) interpolated between the recorded ones, plus the stroke's first and
+ * last sample, so endpoints and durations stay. Other events are untouched.
+ * When the source carries `n`, a resampled move carries the number of
+ * source samples it stands for (at least 1).
+ */
+export function resamplePointer(rng: Rng, signals: readonly Signal[], hz: number): Signal[] {
+  if (!(hz > 0)) throw new Error('hz must be positive')
+  const period = 1000 / hz
+  const strokeOf = strokes(signals, Math.max(100, 3 * period))
+  const moves = new Set<number>()
+  const made: { at: number; events: Signal[] }[] = []
+  for (const idx of strokeOf) {
+    for (const i of idx) moves.add(i)
+    const src = idx.map((i) => signals[i]!)
+    const samples: Sample[] = src.map((e) => ({ t: e.t, x: e.x!, y: e.y!, n: e.n ?? 1 }))
+    const hasN = src.some((e) => e.n !== undefined)
+    const first = samples[0]!
+    const last = samples[samples.length - 1]!
+    const template = src[src.length - 1]!
+    const move = (t: number, x: number, y: number, n: number): Signal => {
+      const e: Signal = { ...template, t, x: Math.round(x * 10) / 10, y: Math.round(y * 10) / 10 }
+      if (hasN) e.n = Math.max(1, n)
+      else delete e.n
+      return e
+    }
+    const out: Signal[] = [move(first.t, first.x, first.y, first.n)]
+    let j = 0
+    let consumed = 1
+    for (let t = first.t + rng.uniform(0.05, 1) * period; t < last.t; t += period) {
+      let covered = 0
+      while (j < samples.length - 2 && samples[j + 1]!.t <= t) {
+        j++
+        covered += samples[j]!.n
+      }
+      consumed += covered
+      const p = hermiteAt(samples, j, t)
+      out.push(move(t, p.x, p.y, covered))
+    }
+    const rest = samples.reduce((s, v) => s + v.n, 0) - consumed
+    if (samples.length > 1) out.push(move(last.t, last.x, last.y, rest))
+    made.push({ at: idx[0]!, events: out })
+  }
+  // rebuild in order: each stroke's new samples where its first move was
+  const byStart = new Map(made.map((m) => [m.at, m.events]))
+  const result: Signal[] = []
+  for (let i = 0; i < signals.length; i++) {
+    const fresh = byStart.get(i)
+    if (fresh) result.push(...fresh)
+    else if (!moves.has(i)) result.push({ ...signals[i]! })
+  }
+  return result.sort((a, b) => a.t - b.t)
+}

@@ -1,0 +1,49 @@
+// Generated sessions for training and evaluating the scorer: bots built on the
+// public libraries bot authors use, humans typing to the real figures, and
+// helpers that make bots from real human sessions or re-record any session as
+// another capture set-up would. Every generator is seeded and pure (no I/O).
+// README.md in this folder describes each family and its source.
+import type { Signal } from '../../src/scoring/signals'
+import { createRng, deriveSeed, type Rng } from '../synth/prng'
+import { humanizerBezier } from './humanizer'
+import { LIBRARY_FAMILIES } from './libraries'
+import { humanTypingSession } from './typing-human'
+import { typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
+
+export type GeneratedFamily = {
+  name: string
+  kind: 'bot' | 'human'
+  modality: 'pointer' | 'keyboard' | 'touch' | 'mixed'
+  /** the library and version it drives, or 'project' */
+  source: string
+  make(rng: Rng): Signal[]
+}
+
+/** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run */
+const RECORDED_RHYTHMS: readonly Signal[][] = Array.from({ length: 5 }, (_, i) => humanTypingSession(createRng(deriveSeed(1301, 'recorded-rhythm', i))))
+
+export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
+  { name: 'ghost_cursor', kind: 'bot', modality: 'pointer', source: 'ghost-cursor@1.4.2', make: LIBRARY_FAMILIES.ghost_cursor },
+  { name: 'ghost_cursor_timestamps', kind: 'bot', modality: 'pointer', source: 'ghost-cursor@1.4.2 (useTimestamps)', make: LIBRARY_FAMILIES.ghost_cursor_timestamps },
+  { name: 'ghost_cursor_playwright', kind: 'bot', modality: 'pointer', source: 'ghost-cursor-playwright@2.1.0', make: LIBRARY_FAMILIES.ghost_cursor_playwright },
+  { name: 'ulixee_hero', kind: 'bot', modality: 'mixed', source: '@ulixee/default-human-emulator@2.0.0-alpha.34', make: LIBRARY_FAMILIES.ulixee_hero },
+  { name: 'windmouse_npm', kind: 'bot', modality: 'pointer', source: 'windmouse@1.0.5 (algorithm copied, checked against the package)', make: LIBRARY_FAMILIES.windmouse_npm },
+  { name: 'windmouse_land', kind: 'bot', modality: 'pointer', source: "project (Benjamin Land's published WindMouse)", make: LIBRARY_FAMILIES.windmouse_land },
+  { name: 'humanizer_bezier', kind: 'bot', modality: 'pointer', source: 'bezier-js@6.1.4 + easing functions (project)', make: humanizerBezier },
+  { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
+  { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
+  { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },
+  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, RECORDED_RHYTHMS) },
+  { name: 'typing_real_figures', kind: 'human', modality: 'keyboard', source: 'project (136M Keystrokes figures, README)', make: (rng) => humanTypingSession(rng) },
+]
+
+export function generatorFamily(name: string): GeneratedFamily {
+  const f = GENERATOR_FAMILIES.find((g) => g.name === name)
+  if (!f) throw new Error(`unknown generator family ${name}`)
+  return f
+}
+
+export { stitchStrokes, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
+export { stripFields, quantiseTime, resamplePointer, type CaptureField } from './augment'
+export { typingFigures, REAL_TYPING_PERCENTILES, REAL_KEY_MIX, PERCENTILE_LEVELS, FIGURE_NAMES, type TypingFigures } from './figures'
+export { humanTypingSession, sampleTypingProfile, type TypingProfile } from './typing-human'
