@@ -7,7 +7,8 @@
  *                    whose header says so (`The only file that names a, b and c in SQL.`), and no other
  *                    file names the table in SQL
  *   layer            src/scoring imports only src/scoring (a pure library); src/sdk only src/sdk and
- *                    src/scoring; src/web never src/server; nothing under src/ imports ml/
+ *                    src/scoring; src/web never src/server; nothing under src/ imports ml/; in src/server,
+ *                    platform/ imports no other server folder, http/ only platform/, plugins/ only those two
  * The layer and boundary rules count every import, types included: a type import still couples the code.
  *
  * A small walker rather than dependency-cruiser: the table rule reads SQL, which no import tool does,
@@ -203,7 +204,20 @@ function layerViolation(from: string, to: string): string | null {
   if (from.startsWith('src/sdk/') && !to.startsWith('src/sdk/') && !to.startsWith('src/scoring/'))
     return 'src/sdk imports only src/sdk and src/scoring (it is shipped to browsers)'
   if (from.startsWith('src/web/') && to.startsWith('src/server/')) return 'src/web runs in the browser: it never imports src/server'
+  const [fromRank, toRank] = [serverRank(from), serverRank(to)]
+  if (fromRank !== null && toRank !== null && toRank > fromRank) {
+    return `src/server/${SERVER_LAYERS[fromRank]} sits below ${to.startsWith('src/server/modules/') ? 'the modules' : 'the composition'}: it imports only ${SERVER_LAYERS.slice(0, fromRank + 1).join(', ')}`
+  }
   return null
+}
+
+/** The server's lower layers, bottom first; everything else under src/server (modules, jobs, app, services, main) sits above them. */
+const SERVER_LAYERS = ['platform', 'http', 'plugins'] as const
+
+function serverRank(file: string): number | null {
+  if (!file.startsWith('src/server/')) return null
+  const rank = SERVER_LAYERS.findIndex((layer) => file.startsWith(`src/server/${layer}/`))
+  return rank < 0 ? SERVER_LAYERS.length : rank
 }
 
 /** Table names created by the migrations, with the file and line that creates each. */

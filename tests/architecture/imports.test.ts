@@ -146,6 +146,20 @@ describe('the checker, on a fixture tree', () => {
     ])
   })
 
+  it('catches a lower server layer importing a higher one (platform < http < plugins < modules and the rest)', () => {
+    const root = fixture({
+      'src/server/platform/db.ts': 'export const db = 1\n',
+      'src/server/http/context.ts': "import { db } from '../platform/db'\nexport const context = db\n",
+      'src/server/plugins/auth.ts':
+        "import { context } from '../http/context'\nimport { aRoutes } from '../modules/a'\nexport const auth = [context, aRoutes]\n",
+      'src/server/platform/log.ts': "import type { auth } from '../plugins/auth'\nexport type Log = typeof auth\n",
+    })
+    expect(check(root).map((v) => `${v.file}:${v.line} ${v.rule}`)).toEqual([
+      'src/server/platform/log.ts:1 layer',
+      'src/server/plugins/auth.ts:2 layer',
+    ])
+  })
+
   it('as a command: prints file:line for each violation and exits 1', () => {
     const bad = fixture({ 'src/server/modules/b/index.ts': "import { readA } from '../a/repo'\nexport const bRoutes = () => readA()\n" })
     const run = Bun.spawnSync([process.execPath, script, bad], { stdout: 'pipe', stderr: 'pipe' })
