@@ -6,7 +6,7 @@ import { outboxMailer } from './modules/mail'
 import { assets } from './modules/web/assets'
 import { createAccessTokens } from './platform/access-token'
 import { systemClock } from './platform/clock'
-import { ConfigError, loadConfig } from './platform/config'
+import { type Config, ConfigError, loadConfig } from './platform/config'
 import { FEATURE_COUNT } from './platform/contract'
 import { openDb } from './platform/db'
 import { migrate } from './platform/db/migrate'
@@ -21,7 +21,7 @@ import { createServices } from './services'
  */
 
 async function main() {
-  let config
+  let config: Config
   try {
     config = loadConfig()
   } catch (error) {

@@ -11,8 +11,25 @@ import * as v from 'valibot'
 import { Email, LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from '../../src/server/modules/auth/model'
 import { createHarness, type Harness } from '../helpers/harness'
 import {
-  assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, hostileBodies, hostileString,
-  FuzzLedger, HOSTILE_ENV, nastyUnit, prototypeSnapshot, rowCounts, send, text, type Got, type HostileBody,
+  assertNoPollution,
+  assertRefusal,
+  assertRestInvariants,
+  delta,
+  emailAddress,
+  encodeLoose,
+  expectFor,
+  fcParams,
+  hostileBodies,
+  hostileString,
+  FuzzLedger,
+  HOSTILE_ENV,
+  nastyUnit,
+  prototypeSnapshot,
+  rowCounts,
+  send,
+  text,
+  type Got,
+  type HostileBody,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
@@ -73,17 +90,22 @@ async function hostile(path: string, m: HostileBody, schema: v.GenericSchema, on
 }
 
 function expectStatus(got: Got, status: number, code?: string) {
-  if (got.status !== status || (code && got.json?.error?.code !== code)) throw new Error(`expected ${status} ${code ?? ''}, got ${got.status} ${got.text.slice(0, 300)}`)
+  if (got.status !== status || (code && got.json?.error?.code !== code))
+    throw new Error(`expected ${status} ${code ?? ''}, got ${got.status} ${got.text.slice(0, 300)}`)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Contract-shaped valid values
 
 /** 10–256 characters of anything (the contract sets only the length; argon2 takes any bytes). */
-const newPassword = fc.oneof(
-  fc.string({ unit: nastyUnit, minLength: 10, maxLength: 40 }),
-  fc.tuple(fc.string({ unit: nastyUnit, minLength: 1, maxLength: 4 }), fc.integer({ min: 10, max: 256 })).map(([u, n]) => u.repeat(n).slice(0, n))
-).filter((p) => p.length >= 10 && p.length <= 256)
+const newPassword = fc
+  .oneof(
+    fc.string({ unit: nastyUnit, minLength: 10, maxLength: 40 }),
+    fc
+      .tuple(fc.string({ unit: nastyUnit, minLength: 1, maxLength: 4 }), fc.integer({ min: 10, max: 256 }))
+      .map(([u, n]) => u.repeat(n).slice(0, n))
+  )
+  .filter((p) => p.length >= 10 && p.length <= 256)
 
 /** Display text without control characters, `min`–`max` characters after trimming. */
 const plainText = (max: number, min: number) =>
@@ -92,10 +114,12 @@ const plainText = (max: number, min: number) =>
     .filter((s) => s.trim().length >= min && s.trim().length <= max)
 
 /** A new address: unique by construction, in any case, with surrounding blanks (trimmed and lowercased by the API). */
-const freshEmail = fc.tuple(fc.noBias(fc.uuid()), emailAddress, fc.constantFrom('', ' ', '\t '), fc.boolean()).map(([id, email, pad, upper]) => {
-  const address = `${id.slice(0, 13)}.${email}`
-  return pad + (upper ? address.toUpperCase() : address) + pad
-})
+const freshEmail = fc
+  .tuple(fc.noBias(fc.uuid()), emailAddress, fc.constantFrom('', ' ', '\t '), fc.boolean())
+  .map(([id, email, pad, upper]) => {
+    const address = `${id.slice(0, 13)}.${email}`
+    return pad + (upper ? address.toUpperCase() : address) + pad
+  })
 
 const validRegister = fc.record(
   { email: freshEmail, password: newPassword, name: plainText(100, 0), organization_name: plainText(100, 1) },
@@ -129,10 +153,19 @@ describe('the account flow with contract-valid input', () => {
         expect(verified.status).toBe(200)
         // Text is stored as UTF-8: a lone surrogate (valid in JSON text, not in Unicode) comes back as U+FFFD.
         const orgName = body.organization_name.trim().toWellFormed()
-        expect(verified.body).toMatchObject({ token_type: 'Bearer', expires_in: 900, user: { email }, organization: { name: orgName, plan_id: 'free', role: 'owner' } })
+        expect(verified.body).toMatchObject({
+          token_type: 'Bearer',
+          expires_in: 900,
+          user: { email },
+          organization: { name: orgName, plan_id: 'free', role: 'owner' },
+        })
         usedChallenges.push(reg.body.challenge_id)
 
-        const usage = await send(h, { method: 'GET', path: '/v1/org/usage', headers: { authorization: `Bearer ${verified.body.access_token}` } })
+        const usage = await send(h, {
+          method: 'GET',
+          path: '/v1/org/usage',
+          headers: { authorization: `Bearer ${verified.body.access_token}` },
+        })
         expect(usage.status).toBe(200)
         expect(usage.json.plan_id).toBe('free')
 
@@ -150,7 +183,9 @@ describe('the account flow with contract-valid input', () => {
   })
 
   it('login takes the address in any case and with blanks, and its code verifies', async () => {
-    const variants = fc.tuple(fc.constantFrom('', ' ', '\t', '\n '), fc.boolean()).map(([pad, upper]) => pad + (upper ? h.a.email.toUpperCase() : h.a.email) + pad)
+    const variants = fc
+      .tuple(fc.constantFrom('', ' ', '\t', '\n '), fc.boolean())
+      .map(([pad, upper]) => pad + (upper ? h.a.email.toUpperCase() : h.a.email) + pad)
     await fc.assert(
       fc.asyncProperty(variants, async (email) => {
         ledger.cases++
@@ -251,7 +286,9 @@ describe('hostile bodies on /auth/*', () => {
 describe('GET /dev/mail', () => {
   it('lists only the mail to the address asked for, in any case and with blanks', async () => {
     const recipients = [h.a.email, 'nobody@example.com']
-    const to = fc.tuple(fc.constantFrom(...recipients), fc.constantFrom('', ' ', '%20', '%09'), fc.boolean()).map(([email, pad, upper]) => pad + encodeURIComponent(upper ? email.toUpperCase() : email) + pad)
+    const to = fc
+      .tuple(fc.constantFrom(...recipients), fc.constantFrom('', ' ', '%20', '%09'), fc.boolean())
+      .map(([email, pad, upper]) => pad + encodeURIComponent(upper ? email.toUpperCase() : email) + pad)
     await fc.assert(
       fc.asyncProperty(to, async (q) => {
         ledger.cases++
@@ -269,17 +306,53 @@ describe('GET /dev/mail', () => {
   it('answers any query string with 200 for exactly one valid `to`, else 400 validation_failed, storing nothing', async () => {
     const key = fc.oneof(
       { weight: 4, arbitrary: fc.constant('to') },
-      { weight: 2, arbitrary: fc.constantFrom('To', 'TO', 'to[]', 'to[0]', 'to.x', '__proto__', 'constructor', 'prototype', '__proto__[to]', 'constructor[prototype][polluted]', '') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          'To',
+          'TO',
+          'to[]',
+          'to[0]',
+          'to.x',
+          '__proto__',
+          'constructor',
+          'prototype',
+          '__proto__[to]',
+          'constructor[prototype][polluted]',
+          ''
+        ),
+      },
       { weight: 1, arbitrary: hostileString.map((s) => s.slice(0, 100)) }
     )
     const value = fc.oneof(
       { weight: 3, arbitrary: fc.oneof(emailAddress, fc.constant(h.a.email)) },
       { weight: 3, arbitrary: hostileString.map((s) => s.slice(0, 2000)) },
-      { weight: 1, arbitrary: emailAddress.chain((e) => fc.constantFrom(`${e}\u0000`, `${e}\n`, ` ${e} `, `${e}@x.io`, `"${e}"`, `${e},${e}`, e.replace('@', '%40'), e.toUpperCase(), `${e}${'a'.repeat(260)}`)) }
+      {
+        weight: 1,
+        arbitrary: emailAddress.chain((e) =>
+          fc.constantFrom(
+            `${e}\u0000`,
+            `${e}\n`,
+            ` ${e} `,
+            `${e}@x.io`,
+            `"${e}"`,
+            `${e},${e}`,
+            e.replace('@', '%40'),
+            e.toUpperCase(),
+            `${e}${'a'.repeat(260)}`
+          )
+        ),
+      }
     )
-    const query = fc.array(fc.tuple(key, value, fc.boolean()), { maxLength: 4 }).map((pairs) =>
-      pairs.map(([k, val, raw]) => `${raw ? k.replace(/[&=#\s]/g, '') : encodeLoose(k)}=${raw ? val.replace(/[&#\s%]/g, '') : encodeLoose(val)}`).join('&')
-    )
+    const query = fc
+      .array(fc.tuple(key, value, fc.boolean()), { maxLength: 4 })
+      .map((pairs) =>
+        pairs
+          .map(
+            ([k, val, raw]) => `${raw ? k.replace(/[&=#\s]/g, '') : encodeLoose(k)}=${raw ? val.replace(/[&#\s%]/g, '') : encodeLoose(val)}`
+          )
+          .join('&')
+      )
     await fc.assert(
       fc.asyncProperty(query, async (q) => {
         ledger.cases++

@@ -13,8 +13,23 @@ import { CreateKeyInput } from '../../src/server/modules/keys/model'
 import { createUser } from '../../tenants/provision'
 import { createHarness, type Harness } from '../helpers/harness'
 import {
-  assertNoLeak, assertNoPollution, assertRestInvariants, contentTypes, delta, fcParams, hostileBodies, hostileString, HOSTILE_ENV,
-  FuzzLedger, nastyUnit, nestedText, prototypeSnapshot, rowCounts, send, wrongValue, type Got,
+  assertNoLeak,
+  assertNoPollution,
+  assertRestInvariants,
+  contentTypes,
+  delta,
+  fcParams,
+  hostileBodies,
+  hostileString,
+  HOSTILE_ENV,
+  FuzzLedger,
+  nastyUnit,
+  nestedText,
+  prototypeSnapshot,
+  rowCounts,
+  send,
+  wrongValue,
+  type Got,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
@@ -27,7 +42,12 @@ const prototypesBefore = prototypeSnapshot()
 
 beforeAll(async () => {
   h = await createHarness({ env: HOSTILE_ENV })
-  const memberId = await createUser(h.deps.db.sql, { orgId: h.a.orgId, email: 'member@fuzz.test', password: 'member-password-1', role: 'member' })
+  const memberId = await createUser(h.deps.db.sql, {
+    orgId: h.a.orgId,
+    email: 'member@fuzz.test',
+    password: 'member-password-1',
+    role: 'member',
+  })
   memberJwt = await h.deps.tokens.sign({ sub: memberId, org: h.a.orgId, role: 'member' })
 })
 afterAll(async () => {
@@ -126,7 +146,10 @@ const validQuery = fc
       maxLength: 3,
       selector: ([root, a]) => a ?? root,
     }),
-    fc.array(fc.tuple(subset(PLAN_USAGE), subset(API_KEY_PAIR), subset(TICKET), fc.constantFrom('plain', 'fragment', 'inline', 'directive')), { minLength: 3, maxLength: 3 }),
+    fc.array(
+      fc.tuple(subset(PLAN_USAGE), subset(API_KEY_PAIR), subset(TICKET), fc.constantFrom('plain', 'fragment', 'inline', 'directive')),
+      { minLength: 3, maxLength: 3 }
+    ),
     ws,
     fc.constantFrom('', 'query ', 'query Q ', 'query Q($flag: Boolean = true) ')
   )
@@ -167,14 +190,17 @@ const origin = fc
 /** createApiKey arguments the contract accepts: a name of 1–100 characters (no NUL), an SdkType, up to 20 origins or none. */
 const validKeyVars = fc.record(
   {
-    name: fc.string({ unit: nastyUnit.filter((c) => c !== '\u0000'), minLength: 1, maxLength: 60 }).filter((s) => s.trim().length >= 1 && s.trim().length <= 100),
+    name: fc
+      .string({ unit: nastyUnit.filter((c) => c !== '\u0000'), minLength: 1, maxLength: 60 })
+      .filter((s) => s.trim().length >= 1 && s.trim().length <= 100),
     sdkType: fc.constantFrom(...SDK_TYPES),
     allowedOrigins: fc.oneof(fc.constant(null), fc.array(origin, { maxLength: 20 })),
   },
   { requiredKeys: ['name', 'sdkType'] }
 )
 
-const CREATE = 'mutation Create($name: String!, $sdkType: SdkType!, $allowedOrigins: [String!]) { createApiKey(name: $name, sdkType: $sdkType, allowedOrigins: $allowedOrigins) { keyPairId secretKey name sdkType allowedOrigins } }'
+const CREATE =
+  'mutation Create($name: String!, $sdkType: SdkType!, $allowedOrigins: [String!]) { createApiKey(name: $name, sdkType: $sdkType, allowedOrigins: $allowedOrigins) { keyPairId secretKey name sdkType allowedOrigins } }'
 const CREATE_INLINE = 'createApiKey(name: "fuzz", sdkType: WEB) { keyPairId secretKey }'
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +244,11 @@ describe('valid requests', () => {
             expect(key.secretKey).toMatch(/^svc_live_sk_[0-9A-Za-z]{32,}$/)
           },
         })
-        const usage = await send(h, { method: 'GET', path: '/v1/org/usage', headers: { 'x-api-key': got.json.data.createApiKey.secretKey } })
+        const usage = await send(h, {
+          method: 'GET',
+          path: '/v1/org/usage',
+          headers: { 'x-api-key': got.json.data.createApiKey.secretKey },
+        })
         assertRestInvariants(usage)
         expect(usage.status).toBe(200)
       }),
@@ -231,24 +261,38 @@ describe('hostile requests are refused with a contract code and not executed', (
   const L = DEFAULT_LIMITS
   const field = (q: string) => JSON.stringify({ query: q })
 
-  const deep = fc.tuple(fc.integer({ min: L.maxDepth + 1, max: 1500 }), fc.constantFrom('name', 'allowedOrigins', 'x')).map(([depth, f]) => {
-    let inner: string = f
-    for (let i = 2; i < depth; i++) inner = `${f} { ${inner} }`
-    return { label: `deep ${depth}`, body: field(`mutation { createApiKey(name: "deep", sdkType: WEB) { keyPairId secretKey ${inner} } }`), check: refused(/depth|tokens|longer/) } as Case
-  })
+  const deep = fc
+    .tuple(fc.integer({ min: L.maxDepth + 1, max: 1500 }), fc.constantFrom('name', 'allowedOrigins', 'x'))
+    .map(([depth, f]) => {
+      let inner: string = f
+      for (let i = 2; i < depth; i++) inner = `${f} { ${inner} }`
+      return {
+        label: `deep ${depth}`,
+        body: field(`mutation { createApiKey(name: "deep", sdkType: WEB) { keyPairId secretKey ${inner} } }`),
+        check: refused(/depth|tokens|longer/),
+      } as Case
+    })
   // createApiKey, then one level per fragment, then the leaf: depth n + 2.
   const deepFragments = fc.integer({ min: L.maxDepth - 1, max: 40 }).map((n) => {
     const frags = Array.from({ length: n }, (_, i) => `fragment D${i} on ApiKeyPair { name { ${i + 1 < n ? `...D${i + 1}` : 'x'} } }`)
-    return { label: `deep-fragments ${n}`, body: field(`mutation { createApiKey(name: "deep", sdkType: WEB) { keyPairId secretKey ...D0 } } ${frags.join(' ')}`), check: refused(/depth|tokens/) } as Case
+    return {
+      label: `deep-fragments ${n}`,
+      body: field(`mutation { createApiKey(name: "deep", sdkType: WEB) { keyPairId secretKey ...D0 } } ${frags.join(' ')}`),
+      check: refused(/depth|tokens/),
+    } as Case
   })
-  const wide = fc.tuple(fc.integer({ min: L.maxFields + 1, max: 1900 }), fc.constantFrom('name', 'keyPairId', '__typename')).map(([n, f]) => ({
-    label: `wide ${n}`,
-    body: field(`mutation { createApiKey(name: "wide", sdkType: WEB) { secretKey ${`${f} `.repeat(n)} } }`),
-    check: refused(/fields|tokens|longer/),
-  }))
+  const wide = fc
+    .tuple(fc.integer({ min: L.maxFields + 1, max: 1900 }), fc.constantFrom('name', 'keyPairId', '__typename'))
+    .map(([n, f]) => ({
+      label: `wide ${n}`,
+      body: field(`mutation { createApiKey(name: "wide", sdkType: WEB) { secretKey ${`${f} `.repeat(n)} } }`),
+      check: refused(/fields|tokens|longer/),
+    }))
   const aliased = fc.integer({ min: 1, max: 60 }).map((n) => ({
     label: `aliased ${n}`,
-    body: field(`mutation { ${Array.from({ length: n }, (_, i) => `k${i}: createApiKey(name: "alias ${i}", sdkType: WEB) { keyPairId secretKey }`).join(' ')} }`),
+    body: field(
+      `mutation { ${Array.from({ length: n }, (_, i) => `k${i}: createApiKey(name: "alias ${i}", sdkType: WEB) { keyPairId secretKey }`).join(' ')} }`
+    ),
     check: (got: Got) => {
       if (n > L.maxAliases) refused(/aliases/)(got)
       else {
@@ -264,25 +308,31 @@ describe('hostile requests are refused with a contract code and not executed', (
   }))
   const cycles = fc.integer({ min: 1, max: 12 }).map((n) => {
     const frags = Array.from({ length: n }, (_, i) => `fragment C${i} on ApiKeyPair { name ...C${(i + 1) % n} }`)
-    return { label: `cycle ${n}`, body: field(`mutation { createApiKey(name: "cycle", sdkType: WEB) { keyPairId secretKey ...C0 } } ${frags.join(' ')}`), check: refused() }
-  })
-  const huge = fc.tuple(fc.integer({ min: L.maxQueryLength + 1, max: 80_000 }), fc.constantFrom(' ', '#', ',', '\n'), fc.boolean()).map(([n, pad, inName]) => {
-    const query = inName
-      ? `mutation { createApiKey(name: "${'x'.repeat(n)}", sdkType: WEB) { keyPairId secretKey } }`
-      : `mutation { ${CREATE_INLINE} }${pad === '#' ? `#${'c'.repeat(n)}` : pad.repeat(n)}`
-    const body = field(query)
     return {
-      label: `huge ${n}`,
-      body,
-      check: (got: Got) => {
-        if (body.length > 64 * 1024) {
-          expect(got.status).toBe(413)
-          expect(createdIn(got)).toBe(0)
-        } else if (query.length > L.maxQueryLength) refused(/longer/)(got)
-        else expect(createdIn(got)).toBe(0)
-      },
+      label: `cycle ${n}`,
+      body: field(`mutation { createApiKey(name: "cycle", sdkType: WEB) { keyPairId secretKey ...C0 } } ${frags.join(' ')}`),
+      check: refused(),
     }
   })
+  const huge = fc
+    .tuple(fc.integer({ min: L.maxQueryLength + 1, max: 80_000 }), fc.constantFrom(' ', '#', ',', '\n'), fc.boolean())
+    .map(([n, pad, inName]) => {
+      const query = inName
+        ? `mutation { createApiKey(name: "${'x'.repeat(n)}", sdkType: WEB) { keyPairId secretKey } }`
+        : `mutation { ${CREATE_INLINE} }${pad === '#' ? `#${'c'.repeat(n)}` : pad.repeat(n)}`
+      const body = field(query)
+      return {
+        label: `huge ${n}`,
+        body,
+        check: (got: Got) => {
+          if (body.length > 64 * 1024) {
+            expect(got.status).toBe(413)
+            expect(createdIn(got)).toBe(0)
+          } else if (query.length > L.maxQueryLength) refused(/longer/)(got)
+          else expect(createdIn(got)).toBe(0)
+        },
+      }
+    })
   const longName = fc.integer({ min: 101, max: 9000 }).map((n) => ({
     label: `long-name ${n}`,
     body: field(`mutation { createApiKey(name: "${'n'.repeat(n)}", sdkType: WEB) { keyPairId secretKey } }`),
@@ -292,11 +342,16 @@ describe('hostile requests are refused with a contract code and not executed', (
       expect(got.json.errors[0].extensions.code).toBe('BAD_USER_INPUT')
     },
   }))
-  const directives = fc.tuple(fc.integer({ min: L.maxDirectives + 1, max: 400 }), fc.constantFrom('@include(if: true)', '@skip(if: false)', '@foo', '@deprecated', '@specifiedBy(url: "x")')).map(([n, d]) => ({
-    label: `directives ${n}`,
-    body: field(`mutation { createApiKey(name: "dir", sdkType: WEB) ${`${d} `.repeat(n)}{ keyPairId secretKey } }`),
-    check: refused(/directives|tokens|longer/),
-  }))
+  const directives = fc
+    .tuple(
+      fc.integer({ min: L.maxDirectives + 1, max: 400 }),
+      fc.constantFrom('@include(if: true)', '@skip(if: false)', '@foo', '@deprecated', '@specifiedBy(url: "x")')
+    )
+    .map(([n, d]) => ({
+      label: `directives ${n}`,
+      body: field(`mutation { createApiKey(name: "dir", sdkType: WEB) ${`${d} `.repeat(n)}{ keyPairId secretKey } }`),
+      check: refused(/directives|tokens|longer/),
+    }))
   const unknownDirective = fc.constantFrom('@foo', '@bar(x: 1)', '@include', '@include(if: "yes")', '@skip(if: null)').map((d) => ({
     label: `bad-directive ${d}`,
     body: field(`mutation { createApiKey(name: "dir", sdkType: WEB) ${d} { keyPairId secretKey } }`),
@@ -324,45 +379,75 @@ describe('hostile requests are refused with a contract code and not executed', (
     )
     .map((b) => ({ label: `operation ${JSON.stringify(b).slice(0, 60)}`, body: JSON.stringify(b), check: refused() }))
 
-  const forbidden = () => fc.constant({
-    label: 'member create',
-    body: field(`mutation { ${CREATE_INLINE} }`),
-    headers: { authorization: `Bearer ${memberJwt}` },
-    check: (got: Got) => {
-      expect(got.status).toBe(200)
-      expect(got.json.errors[0].extensions.code).toBe('FORBIDDEN')
-      expect(got.json.data).toBeNull()
-    },
-  })
-  const missing = fc.constantFrom('revokeApiKey', 'rotateApiKey').chain((op) =>
-    fc.oneof(fc.uuid().map((id) => ({ id, code: 'NOT_FOUND' })), hostileString.map((id) => ({ id: id.slice(0, 200), code: 'BAD_USER_INPUT' }))).map(({ id, code }) => ({
-      label: `${op} ${code}`,
-      body: JSON.stringify({ query: `mutation($id: ID!) { ${op}(keyPairId: $id) { keyPairId secretKey } }`, variables: { id } }),
+  const forbidden = () =>
+    fc.constant({
+      label: 'member create',
+      body: field(`mutation { ${CREATE_INLINE} }`),
+      headers: { authorization: `Bearer ${memberJwt}` },
       check: (got: Got) => {
         expect(got.status).toBe(200)
+        expect(got.json.errors[0].extensions.code).toBe('FORBIDDEN')
         expect(got.json.data).toBeNull()
-        // A malformed id can still look like a UUID (then it is simply not found).
-        expect(['NOT_FOUND', 'BAD_USER_INPUT']).toContain(got.json.errors[0].extensions.code)
-        if (code === 'NOT_FOUND') expect(got.json.errors[0].extensions.code).toBe('NOT_FOUND')
       },
-    }))
+    })
+  const missing = fc.constantFrom('revokeApiKey', 'rotateApiKey').chain((op) =>
+    fc
+      .oneof(
+        fc.uuid().map((id) => ({ id, code: 'NOT_FOUND' })),
+        hostileString.map((id) => ({ id: id.slice(0, 200), code: 'BAD_USER_INPUT' }))
+      )
+      .map(({ id, code }) => ({
+        label: `${op} ${code}`,
+        body: JSON.stringify({ query: `mutation($id: ID!) { ${op}(keyPairId: $id) { keyPairId secretKey } }`, variables: { id } }),
+        check: (got: Got) => {
+          expect(got.status).toBe(200)
+          expect(got.json.data).toBeNull()
+          // A malformed id can still look like a UUID (then it is simply not found).
+          expect(['NOT_FOUND', 'BAD_USER_INPUT']).toContain(got.json.errors[0].extensions.code)
+          if (code === 'NOT_FOUND') expect(got.json.errors[0].extensions.code).toBe('NOT_FOUND')
+        },
+      }))
   )
 
   it('deep, wide, aliased, batched, cyclic, huge, directive-laden and malformed documents', async () => {
-    const hostileDoc = fc.oneof(deep, deepFragments, wide, aliased, batched, cycles, huge, longName, directives, unknownDirective, operations, forbidden(), missing)
-    await fc.assert(fc.asyncProperty(hostileDoc, async (c) => void (await run(c))), fcParams(300))
+    const hostileDoc = fc.oneof(
+      deep,
+      deepFragments,
+      wide,
+      aliased,
+      batched,
+      cycles,
+      huge,
+      longName,
+      directives,
+      unknownDirective,
+      operations,
+      forbidden(),
+      missing
+    )
+    await fc.assert(
+      fc.asyncProperty(hostileDoc, async (c) => void (await run(c))),
+      fcParams(300)
+    )
   })
 
   it('createApiKey with variables of wrong types: refused before execution, or by the input rules, never executed twice', async () => {
     type Vars = Record<string, unknown>
-    const mutateVars = fc.tuple(validKeyVars, fc.constantFrom('name', 'sdkType', 'allowedOrigins', 'allowedOrigins.0', 'extra'), fc.oneof(wrongValue, fc.constant(undefined))).map(([vars, path, w]) => {
-      const copy: Vars = structuredClone(vars)
-      const [key, index] = path.split('.')
-      if (index !== undefined && Array.isArray(copy.allowedOrigins) && copy.allowedOrigins.length) (copy.allowedOrigins as unknown[])[0] = w
-      else if (w === undefined) delete copy[key!]
-      else copy[key!] = w
-      return copy
-    })
+    const mutateVars = fc
+      .tuple(
+        validKeyVars,
+        fc.constantFrom('name', 'sdkType', 'allowedOrigins', 'allowedOrigins.0', 'extra'),
+        fc.oneof(wrongValue, fc.constant(undefined))
+      )
+      .map(([vars, path, w]) => {
+        const copy: Vars = structuredClone(vars)
+        const [key, index] = path.split('.')
+        if (index !== undefined && Array.isArray(copy.allowedOrigins) && copy.allowedOrigins.length)
+          (copy.allowedOrigins as unknown[])[0] = w
+        else if (w === undefined) delete copy[key!]
+        else copy[key!] = w
+        return copy
+      })
     const variables = fc.oneof({ weight: 5, arbitrary: mutateVars }, { weight: 1, arbitrary: wrongValue })
 
     /** GraphQL's own input coercion of the three variables (graphql-js rules). */
@@ -405,7 +490,11 @@ describe('hostile requests are refused with a contract code and not executed', (
     const validBody = validKeyVars.map((variables) => ({ query: CREATE, variables }))
     await fc.assert(
       fc.asyncProperty(hostileBodies(validBody), async (m) => {
-        const got = await run({ label: `body ${m.label}`, body: m.body, headers: { 'content-type': m.contentType === undefined ? 'application/json' : m.contentType } })
+        const got = await run({
+          label: `body ${m.label}`,
+          body: m.body,
+          headers: { 'content-type': m.contentType === undefined ? 'application/json' : m.contentType },
+        })
         const type = (got.contentType.split(';')[0] ?? '').trim().toLowerCase()
         if (type !== 'application/json' && type !== 'application/graphql+json') expect(got.status).toBe(415)
         let parsed: unknown
@@ -415,7 +504,8 @@ describe('hostile requests are refused with a contract code and not executed', (
           parsed = undefined
         }
         // Not JSON, or not one request object: refused without execution.
-        if (parsed === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) expect(got.status).toBeGreaterThanOrEqual(400)
+        if (parsed === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          expect(got.status).toBeGreaterThanOrEqual(400)
       }),
       fcParams(300)
     )
@@ -438,7 +528,12 @@ describe('hostile requests are refused with a contract code and not executed', (
       ),
       hostileString.map((s) => ({ authorization: `Bearer ${headerSafe(s)}` }))
     )
-    const body = fc.oneof(fc.constant(JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` })), fc.constant('{ not json'), fc.constant(nestedText(10_000, 'array')), fc.uint8Array({ maxLength: 64 }))
+    const body = fc.oneof(
+      fc.constant(JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` })),
+      fc.constant('{ not json'),
+      fc.constant(nestedText(10_000, 'array')),
+      fc.uint8Array({ maxLength: 64 })
+    )
     await fc.assert(
       fc.asyncProperty(credential, body, contentTypes, async (headers, b, type) => {
         await run({
@@ -457,14 +552,23 @@ describe('hostile requests are refused with a contract code and not executed', (
 
   it('answers other methods on /graphql with the REST 404 envelope', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE'), fc.constantFrom('', `?query=${encodeURIComponent(`mutation { ${CREATE_INLINE} }`)}`), async (method, query) => {
-        ledger.cases++
-        const before = await rowCounts(h)
-        const got = await send(h, { method, path: `/graphql${query}`, headers: owner(), body: method === 'GET' ? undefined : JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }) })
-        assertRestInvariants(got)
-        expect(got.status).toBe(404)
-        expect(delta(before, await rowCounts(h))).toEqual({})
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE'),
+        fc.constantFrom('', `?query=${encodeURIComponent(`mutation { ${CREATE_INLINE} }`)}`),
+        async (method, query) => {
+          ledger.cases++
+          const before = await rowCounts(h)
+          const got = await send(h, {
+            method,
+            path: `/graphql${query}`,
+            headers: owner(),
+            body: method === 'GET' ? undefined : JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }),
+          })
+          assertRestInvariants(got)
+          expect(got.status).toBe(404)
+          expect(delta(before, await rowCounts(h))).toEqual({})
+        }
+      ),
       fcParams(20)
     )
   })
@@ -473,7 +577,12 @@ describe('hostile requests are refused with a contract code and not executed', (
 describe('regressions and the cases named in issue 9', () => {
   it('takes Content-Type in any case (APPLICATION/JSON was an empty 415 without a GraphQL error)', async () => {
     for (const type of ['APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'APPLICATION/GRAPHQL+JSON']) {
-      await run({ label: `content-type ${type}`, body: JSON.stringify({ query: '{ getPlanUsage { planId } }' }), headers: { 'content-type': type }, check: (got) => expect(got.json.data.getPlanUsage.planId).toBe('free') })
+      await run({
+        label: `content-type ${type}`,
+        body: JSON.stringify({ query: '{ getPlanUsage { planId } }' }),
+        headers: { 'content-type': type },
+        check: (got) => expect(got.json.data.getPlanUsage.planId).toBe('free'),
+      })
     }
   })
 
@@ -484,7 +593,12 @@ describe('regressions and the cases named in issue 9', () => {
 
   it('answers 401 for a token signed with the server key whose ids are not UUIDs (was a 500)', async () => {
     const token = await h.deps.tokens.sign({ sub: 'x', org: "'; select 1 --", role: 'owner' } as any)
-    await run({ label: 'forged claims', body: JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }), headers: { authorization: `Bearer ${token}` }, check: (got) => expect(got.status).toBe(401) })
+    await run({
+      label: 'forged claims',
+      body: JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }),
+      headers: { authorization: `Bearer ${token}` },
+      check: (got) => expect(got.status).toBe(401),
+    })
   })
 })
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import fc from 'fast-check'
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import { LiveScoreBody } from '../../src/server/modules/demo/model'
 import { ingestBody } from '../../src/server/modules/ingest/model'
 import { createKeyPair } from '../../src/server/modules/keys/service'
@@ -16,8 +16,27 @@ import { LeadBody, TicketBody } from '../../src/server/modules/org/model'
 import { scoreFeatures } from '../../src/scoring/service'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import {
-  assertNoPollution, assertRefusal, assertRestInvariants, delta, emailAddress, encodeLoose, expectFor, fcParams, finiteNumber, hostileBodies,
-  FuzzLedger, hostileString, HOSTILE_ENV, nestedText, prototypeSnapshot, rowCounts, send, text, wrongValue, type Got, type HostileBody,
+  assertNoPollution,
+  assertRefusal,
+  assertRestInvariants,
+  delta,
+  emailAddress,
+  encodeLoose,
+  expectFor,
+  fcParams,
+  finiteNumber,
+  hostileBodies,
+  FuzzLedger,
+  hostileString,
+  HOSTILE_ENV,
+  nestedText,
+  prototypeSnapshot,
+  rowCounts,
+  send,
+  text,
+  wrongValue,
+  type Got,
+  type HostileBody,
 } from './fuzz-support'
 
 // Properties run hundreds of requests; nothing here asserts on time (FUZZ_RUNS_FACTOR makes them longer still).
@@ -89,10 +108,16 @@ const KEY_CLASSES = ['char', 'digit', 'space', 'enter', 'back', 'mod', 'nav', 'o
 const eventShape = fc.record(
   {
     k: fc.constantFrom(...KINDS),
-    x: finiteNumber, y: finiteNumber, dy: finiteNumber,
+    x: finiteNumber,
+    y: finiteNumber,
+    dy: finiteNumber,
     kc: fc.constantFrom(...KEY_CLASSES),
     tr: fc.boolean(),
-    ox: finiteNumber, oy: finiteNumber, p: finiteNumber, r: finiteNumber, n: finiteNumber,
+    ox: finiteNumber,
+    oy: finiteNumber,
+    p: finiteNumber,
+    r: finiteNumber,
+    n: finiteNumber,
     sc: fc.constantFrom(0, 1, true, false),
   },
   { requiredKeys: ['k'] }
@@ -113,11 +138,15 @@ const upperOrNot = (s: string) => fc.boolean().map((up) => (up ? s.toUpperCase()
 
 /** ISO 8601 UTC within [now − 30 days, now + 5 minutes], with 0, 3 or 1–9 fractional digits. */
 function capturedAt(now: Date) {
-  return fc.tuple(fc.integer({ min: -30 * 24 * 3600_000 + 60_000, max: 5 * 60_000 - 1000 }), fc.integer({ min: 0, max: 9 }), fc.boolean()).map(([offset, digits, keep]) => {
-    const iso = new Date(now.getTime() + offset).toISOString()
-    if (keep) return iso
-    return digits === 0 ? iso.replace(/\.\d{3}Z$/, 'Z') : iso.replace(/\.(\d{3})Z$/, (_m, ms: string) => `.${(ms + '123456').slice(0, digits)}Z`)
-  })
+  return fc
+    .tuple(fc.integer({ min: -30 * 24 * 3600_000 + 60_000, max: 5 * 60_000 - 1000 }), fc.integer({ min: 0, max: 9 }), fc.boolean())
+    .map(([offset, digits, keep]) => {
+      const iso = new Date(now.getTime() + offset).toISOString()
+      if (keep) return iso
+      return digits === 0
+        ? iso.replace(/\.\d{3}Z$/, 'Z')
+        : iso.replace(/\.(\d{3})Z$/, (_m, ms: string) => `.${(ms + '123456').slice(0, digits)}Z`)
+    })
 }
 
 function validBatch(now: Date) {
@@ -227,8 +256,18 @@ describe('POST /v1/ingest', () => {
       fc.asyncProperty(validBatch(h.clock.now()), fc.boolean(), async (batch, beacon) => {
         ledger.cases++
         const got = beacon
-          ? await send(h, { method: 'POST', path: `/v1/ingest?key=${ent.publicKey}`, headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(batch) })
-          : await send(h, { method: 'POST', path: '/v1/ingest', headers: json({ 'x-api-key': ent.publicKey }), body: JSON.stringify(batch) })
+          ? await send(h, {
+              method: 'POST',
+              path: `/v1/ingest?key=${ent.publicKey}`,
+              headers: { 'content-type': 'text/plain;charset=UTF-8' },
+              body: JSON.stringify(batch),
+            })
+          : await send(h, {
+              method: 'POST',
+              path: '/v1/ingest',
+              headers: json({ 'x-api-key': ent.publicKey }),
+              body: JSON.stringify(batch),
+            })
         assertRestInvariants(got)
         expectAccepted(got, { session_id: batch.session_id.toLowerCase(), signals: batch.signals })
       }),
@@ -246,19 +285,36 @@ describe('POST /v1/ingest', () => {
         const headers = mode === 'secret' ? secret() : mode === 'public' ? { 'x-api-key': ent.publicKey } : {}
         // sendBeacon bodies are text/plain; the hostile body may name another type.
         const m2 = mode === 'beacon' && m.contentType === undefined ? { ...m, contentType: 'text/plain' } : m
-        await hostile(path, headers, m2, schema(), (got, output) => (mode === 'secret' ? expectSessionResult(got, output) : expectAccepted(got, output)), { textPlain: true })
+        await hostile(
+          path,
+          headers,
+          m2,
+          schema(),
+          (got, output) => (mode === 'secret' ? expectSessionResult(got, output) : expectAccepted(got, output)),
+          { textPlain: true }
+        )
       }),
       fcParams(450)
     )
   })
 
   it('never takes a secret key from the URL, and refuses unknown or malformed keys there', async () => {
-    const keys = fc.oneof(fc.constant(ent.secretKey), fc.constant(h.a.secretKey), fc.constant(ent.publicKey.slice(0, -1)), hostileString.map(encodeLoose))
+    const keys = fc.oneof(
+      fc.constant(ent.secretKey),
+      fc.constant(h.a.secretKey),
+      fc.constant(ent.publicKey.slice(0, -1)),
+      hostileString.map(encodeLoose)
+    )
     await fc.assert(
       fc.asyncProperty(keys, validBatch(h.clock.now()), async (key, batch) => {
         ledger.cases++
         const before = await rowCounts(h)
-        const got = await send(h, { method: 'POST', path: `/v1/ingest?key=${key}`, headers: { 'content-type': 'text/plain' }, body: JSON.stringify(batch) })
+        const got = await send(h, {
+          method: 'POST',
+          path: `/v1/ingest?key=${key}`,
+          headers: { 'content-type': 'text/plain' },
+          body: JSON.stringify(batch),
+        })
         assertRestInvariants(got)
         expect(got.status).toBe(401)
         expect(got.json.error.code).toBe('unauthorized')
@@ -277,27 +333,48 @@ describe('the origin allow-list of a public key', () => {
     const originHeader = fc.oneof(
       fc.constantFrom(...allowed),
       fc.constantFrom(
-        'https://shop.example.com/', 'https://SHOP.example.com', 'https://shop.example.com:443', 'http://shop.example.com', 'https://shop.example.com.',
-        'https://evil.shop.example.com', 'https://shop.example.com.evil.io', 'null', '*', '', ' https://shop.example.com', 'http://localhost:8081', 'http://localhost'
+        'https://shop.example.com/',
+        'https://SHOP.example.com',
+        'https://shop.example.com:443',
+        'http://shop.example.com',
+        'https://shop.example.com.',
+        'https://evil.shop.example.com',
+        'https://shop.example.com.evil.io',
+        'null',
+        '*',
+        '',
+        ' https://shop.example.com',
+        'http://localhost:8081',
+        'http://localhost'
       ),
       hostileString.map(headerSafe)
     )
     await fc.assert(
-      fc.asyncProperty(fc.option(originHeader, { nil: undefined }), fc.boolean(), validBatch(h.clock.now()), async (origin, beacon, batch) => {
-        ledger.cases++
-        const headers: Record<string, string> = beacon ? { 'content-type': 'text/plain' } : json({ 'x-api-key': keyPair.public_key })
-        if (origin !== undefined) headers.origin = origin
-        const before = await rowCounts(h)
-        const got = await send(h, { method: 'POST', path: beacon ? `/v1/ingest?key=${keyPair.public_key}` : '/v1/ingest', headers, body: JSON.stringify(batch) })
-        assertRestInvariants(got)
-        const sent = new Request('http://localhost/', { headers }).headers.get('origin')
-        if (sent && allowed.includes(sent)) expect(got.status).toBe(202)
-        else {
-          expect(got.status).toBe(403)
-          expect(got.json.error.code).toBe('forbidden')
-          expect(delta(before, await rowCounts(h))).toEqual({})
+      fc.asyncProperty(
+        fc.option(originHeader, { nil: undefined }),
+        fc.boolean(),
+        validBatch(h.clock.now()),
+        async (origin, beacon, batch) => {
+          ledger.cases++
+          const headers: Record<string, string> = beacon ? { 'content-type': 'text/plain' } : json({ 'x-api-key': keyPair.public_key })
+          if (origin !== undefined) headers.origin = origin
+          const before = await rowCounts(h)
+          const got = await send(h, {
+            method: 'POST',
+            path: beacon ? `/v1/ingest?key=${keyPair.public_key}` : '/v1/ingest',
+            headers,
+            body: JSON.stringify(batch),
+          })
+          assertRestInvariants(got)
+          const sent = new Request('http://localhost/', { headers }).headers.get('origin')
+          if (sent && allowed.includes(sent)) expect(got.status).toBe(202)
+          else {
+            expect(got.status).toBe(403)
+            expect(got.json.error.code).toBe('forbidden')
+            expect(delta(before, await rowCounts(h))).toEqual({})
+          }
         }
-      }),
+      ),
       fcParams(80)
     )
   })
@@ -307,9 +384,17 @@ describe('GET /v1/session/:session_id', () => {
   it('answers any path segment with 200 (own session), 404 (unknown, foreign, or no such route) or 400 (not a UUID)', async () => {
     const own = crypto.randomUUID()
     const foreign = crypto.randomUUID()
-    for (const [key, id] of [[ent.secretKey, own], [h.b.secretKey, foreign]] as const) {
+    for (const [key, id] of [
+      [ent.secretKey, own],
+      [h.b.secretKey, foreign],
+    ] as const) {
       const batch = fc.sample(validBatch(h.clock.now()), 1)[0]!
-      const res = await send(h, { method: 'POST', path: '/v1/ingest', headers: json({ 'x-api-key': key }), body: JSON.stringify({ ...batch, session_id: id }) })
+      const res = await send(h, {
+        method: 'POST',
+        path: '/v1/ingest',
+        headers: json({ 'x-api-key': key }),
+        body: JSON.stringify({ ...batch, session_id: id }),
+      })
       expect(res.status).toBe(200)
     }
     const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -317,7 +402,23 @@ describe('GET /v1/session/:session_id', () => {
       fc.constantFrom(own, foreign).chain(upperOrNot),
       fc.uuid(),
       hostileString.map(encodeLoose),
-      fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%2F', 'a%2Fb', '..', '.', '%2e%2e', own + '%00', own + '%20', ` ${own}`, own.replaceAll('-', ''), '{' + own + '}', `${own}/x`)
+      fc.constantFrom(
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%00',
+        '%2F',
+        'a%2Fb',
+        '..',
+        '.',
+        '%2e%2e',
+        own + '%00',
+        own + '%20',
+        ` ${own}`,
+        own.replaceAll('-', ''),
+        '{' + own + '}',
+        `${own}/x`
+      )
     )
     await fc.assert(
       fc.asyncProperty(segment, async (seg) => {
@@ -352,14 +453,25 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
       fc.constantFrom(...keyCandidates()),
       fc.tuple(fc.constantFrom(...keyCandidates()), fc.constantFrom(' ', '\t', '\u00a0', '')).map(([k, pad]) => pad + k + pad),
       fc.tuple(fc.constantFrom(...keyCandidates()), fc.nat()).map(([k, i]) => tamper(k, i)),
-      fc.constantFrom('svc_live_sk_', 'svc_live_pk_', 'svc_live_sk_' + 'a'.repeat(31), 'svc_live_sk_' + 'a'.repeat(129), 'svc_test_sk_' + 'a'.repeat(40), 'SVC_LIVE_SK_' + 'a'.repeat(40)),
+      fc.constantFrom(
+        'svc_live_sk_',
+        'svc_live_pk_',
+        'svc_live_sk_' + 'a'.repeat(31),
+        'svc_live_sk_' + 'a'.repeat(129),
+        'svc_test_sk_' + 'a'.repeat(40),
+        'SVC_LIVE_SK_' + 'a'.repeat(40)
+      ),
       fc.stringMatching(/^svc_live_(sk|pk)_[0-9A-Za-z]{20,140}$/),
       hostileString.map(headerSafe)
     )
     const authorization = fc.oneof(
       fc.constantFrom(...jwtCandidates()).map((t) => `Bearer ${t}`),
       fc.tuple(fc.constantFrom(...jwtCandidates()), fc.nat()).map(([t, i]) => `Bearer ${tamper(t, i)}`),
-      fc.constantFrom(...jwtCandidates()).chain((t) => fc.constantFrom(`bearer ${t}`, `BEARER  ${t}`, `Bearer ${t} x`, `Basic ${t}`, t, `Bearer ${t.split('.').slice(0, 2).join('.')}.`)),
+      fc
+        .constantFrom(...jwtCandidates())
+        .chain((t) =>
+          fc.constantFrom(`bearer ${t}`, `BEARER  ${t}`, `Bearer ${t} x`, `Basic ${t}`, t, `Bearer ${t.split('.').slice(0, 2).join('.')}.`)
+        ),
       fc.constantFrom('Bearer', 'Bearer ', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Bearer a.b.c', `Bearer ${'a'.repeat(10_000)}`),
       hostileString.map((s) => `Bearer ${headerSafe(s)}`)
     )
@@ -385,11 +497,17 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
         const key = sent.headers.get('x-api-key')?.trim()
         const auth = sent.headers.get('authorization')
         const keys = new Map<string, { kind: 'public' | 'secret'; org: SeededOrg }>([
-          [ent.secretKey, { kind: 'secret', org: ent }], [ent.publicKey, { kind: 'public', org: ent }],
-          [h.a.secretKey, { kind: 'secret', org: h.a }], [h.a.publicKey, { kind: 'public', org: h.a }],
+          [ent.secretKey, { kind: 'secret', org: ent }],
+          [ent.publicKey, { kind: 'public', org: ent }],
+          [h.a.secretKey, { kind: 'secret', org: h.a }],
+          [h.a.publicKey, { kind: 'public', org: h.a }],
           [h.b.secretKey, { kind: 'secret', org: h.b }],
         ])
-        const jwts = new Map([[ent.jwt, ent], [h.a.jwt, h.a], [h.b.jwt, h.b]])
+        const jwts = new Map([
+          [ent.jwt, ent],
+          [h.a.jwt, h.a],
+          [h.b.jwt, h.b],
+        ])
         let expected: { status: number; org?: SeededOrg }
         if (sent.headers.get('x-api-key')) {
           const known = key ? keys.get(key) : undefined
@@ -404,7 +522,10 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
         // The session exists nowhere: a credential that passes reaches 404.
         if (r.route === 'session' && expected.status === 200) expected = { status: 404 }
 
-        if (got.status !== expected.status) throw new Error(`expected ${expected.status}, got ${got.status} ${got.text.slice(0, 200)} for ${JSON.stringify(headers).slice(0, 300)}`)
+        if (got.status !== expected.status)
+          throw new Error(
+            `expected ${expected.status}, got ${got.status} ${got.text.slice(0, 200)} for ${JSON.stringify(headers).slice(0, 300)}`
+          )
         if (expected.status === 401) expect(got.json.error.code).toBe('unauthorized')
         if (expected.status === 403) expect(got.json.error.code).toBe('forbidden')
         if (expected.status === 200) expect(got.json.plan_id).toBe(expected.org === ent ? 'enterprise' : 'free')
@@ -425,7 +546,9 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
     const role = fc.oneof(fc.constantFrom('owner', 'admin', 'member', 'Owner', 'root', ''), wrongValue)
     const claims = fc.oneof(
       fc.record({ sub: id, org: id, role }, { requiredKeys: [] }),
-      fc.tuple(fc.constantFrom(...members()), fc.constantFrom(...members()), role).map(([u, o, r]) => ({ sub: u.userId, org: o.orgId, role: r }))
+      fc
+        .tuple(fc.constantFrom(...members()), fc.constantFrom(...members()), role)
+        .map(([u, o, r]) => ({ sub: u.userId, org: o.orgId, role: r }))
     )
     await fc.assert(
       fc.asyncProperty(claims, fc.constantFrom('/v1/org/usage', '/v1/support/tickets'), async (c, path) => {
@@ -452,7 +575,9 @@ describe('credentials on GET /v1/org/usage and GET /v1/session/:id', () => {
   })
 
   it('ignores any query string on GET /v1/org/usage', async () => {
-    const query = fc.array(fc.tuple(hostileString, hostileString), { maxLength: 5 }).map((pairs) => pairs.map(([k, val]) => `${encodeLoose(k.slice(0, 200))}=${encodeLoose(val.slice(0, 200))}`).join('&'))
+    const query = fc
+      .array(fc.tuple(hostileString, hostileString), { maxLength: 5 })
+      .map((pairs) => pairs.map(([k, val]) => `${encodeLoose(k.slice(0, 200))}=${encodeLoose(val.slice(0, 200))}`).join('&'))
     await fc.assert(
       fc.asyncProperty(query, fc.constantFrom('secret', 'jwt'), async (q, credential) => {
         ledger.cases++
@@ -503,7 +628,12 @@ describe('POST /v1/support/tickets', () => {
       fc.asyncProperty(validTicket, fc.boolean(), async (ticket, withJwt) => {
         ledger.cases++
         const before = await rowCounts(h)
-        const got = await send(h, { method: 'POST', path: '/v1/support/tickets', headers: json(withJwt ? bearer() : secret()), body: JSON.stringify(ticket) })
+        const got = await send(h, {
+          method: 'POST',
+          path: '/v1/support/tickets',
+          headers: json(withJwt ? bearer() : secret()),
+          body: JSON.stringify(ticket),
+        })
         assertRestInvariants(got)
         expect(got.status).toBe(201)
         expect(got.json).toMatchObject({ status: 'open', subject: ticket.subject.trim(), priority: ticket.priority ?? 'normal' })
@@ -538,7 +668,12 @@ describe('POST /v1/leads', () => {
         assertRestInvariants(got)
         expect(got.status).toBe(201)
         expect(delta(before, await rowCounts(h))).toEqual({ leads: 1 })
-        const again = await send(h, { method: 'POST', path: '/v1/leads', headers: json(), body: JSON.stringify({ ...lead, email: lead.email.trim().toLowerCase() }) })
+        const again = await send(h, {
+          method: 'POST',
+          path: '/v1/leads',
+          headers: json(),
+          body: JSON.stringify({ ...lead, email: lead.email.trim().toLowerCase() }),
+        })
         expect(again.status).toBe(200)
         expect(again.json.lead_id).toBe(got.json.lead_id)
       }),
@@ -548,14 +683,18 @@ describe('POST /v1/leads', () => {
 
   it('accepts a filled-in honeypot with 201 and stores nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(validLead, fc.oneof(fc.constant(true), fc.constant(1), fc.constant({}), fc.constant([]), text(50)), async (lead, website) => {
-        ledger.cases++
-        const before = await rowCounts(h)
-        const got = await send(h, { method: 'POST', path: '/v1/leads', headers: json(), body: JSON.stringify({ ...lead, website }) })
-        assertRestInvariants(got)
-        expect(got.status).toBe(201)
-        expect(delta(before, await rowCounts(h))).toEqual({})
-      }),
+      fc.asyncProperty(
+        validLead,
+        fc.oneof(fc.constant(true), fc.constant(1), fc.constant({}), fc.constant([]), text(50)),
+        async (lead, website) => {
+          ledger.cases++
+          const before = await rowCounts(h)
+          const got = await send(h, { method: 'POST', path: '/v1/leads', headers: json(), body: JSON.stringify({ ...lead, website }) })
+          assertRestInvariants(got)
+          expect(got.status).toBe(201)
+          expect(delta(before, await rowCounts(h))).toEqual({})
+        }
+      ),
       fcParams(30)
     )
   })
@@ -575,12 +714,20 @@ describe('POST /v1/leads', () => {
 
 describe('routes and methods', () => {
   it('echoes a sane X-Request-Id and replaces any other with a fresh one, on success and on refusal', async () => {
-    const SANE = /^[A-Za-z0-9._:\-]{1,128}$/
-    const id = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,140}$/), hostileString.map((s) => s.replace(/[^\t\x20-\x7e\xa0-\xff]/g, '')))
+    const SANE = /^[A-Za-z0-9._:-]{1,128}$/
+    const id = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9._:-]{1,140}$/),
+      hostileString.map((s) => s.replace(/[^\t\x20-\x7e\xa0-\xff]/g, ''))
+    )
     await fc.assert(
       fc.asyncProperty(id, fc.constantFrom('/v1/org/usage', '/v1/leads'), async (requestId, path) => {
         ledger.cases++
-        const got = await send(h, { method: path === '/v1/leads' ? 'POST' : 'GET', path, headers: json({ ...secret(), 'x-request-id': requestId }), body: path === '/v1/leads' ? '{}' : undefined })
+        const got = await send(h, {
+          method: path === '/v1/leads' ? 'POST' : 'GET',
+          path,
+          headers: json({ ...secret(), 'x-request-id': requestId }),
+          body: path === '/v1/leads' ? '{}' : undefined,
+        })
         assertRestInvariants(got)
         const sent = new Request('http://localhost/', { headers: { 'x-request-id': requestId } }).headers.get('x-request-id')!
         const answered = got.headers.get('x-request-id')!
@@ -595,10 +742,26 @@ describe('routes and methods', () => {
     const route = fc.oneof(
       fc.tuple(
         fc.constantFrom('PUT', 'PATCH', 'DELETE'),
-        fc.constantFrom('/v1/ingest', `/v1/session/${crypto.randomUUID()}`, '/v1/org/usage', '/v1/support/tickets', '/v1/leads', '/v1/demo/live-score', '/auth/login', '/graphql', '/dev/mail')
+        fc.constantFrom(
+          '/v1/ingest',
+          `/v1/session/${crypto.randomUUID()}`,
+          '/v1/org/usage',
+          '/v1/support/tickets',
+          '/v1/leads',
+          '/v1/demo/live-score',
+          '/auth/login',
+          '/graphql',
+          '/dev/mail'
+        )
       ),
-      fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'), fc.constantFrom('/v1', '/v2/ingest', '/V1/INGEST', '/v1/ingest/x', '/auth', '/auth/nope', '/v1/session')),
-      fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'), hostileString.map((s) => `/nope/${encodeLoose(s.slice(0, 300))}`))
+      fc.tuple(
+        fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'),
+        fc.constantFrom('/v1', '/v2/ingest', '/V1/INGEST', '/v1/ingest/x', '/auth', '/auth/nope', '/v1/session')
+      ),
+      fc.tuple(
+        fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'),
+        hostileString.map((s) => `/nope/${encodeLoose(s.slice(0, 300))}`)
+      )
     )
     await fc.assert(
       fc.asyncProperty(route, async ([method, path]) => {
@@ -640,9 +803,19 @@ describe('regressions found by these properties', () => {
   it('answers a 1 MiB body with many wrong fields with validation_failed (was seconds and gigabytes in Elysia’s error)', async () => {
     const unit = nestedText(30, 'array')
     const pad = '[' + Array.from({ length: Math.floor(1_000_000 / (unit.length + 1)) }, () => unit).join(',') + ']'
-    for (const [path, headers] of [['/v1/ingest', secret()], ['/v1/leads', {}], ['/auth/login', {}], ['/v1/support/tickets', secret()]] as const) {
+    for (const [path, headers] of [
+      ['/v1/ingest', secret()],
+      ['/v1/leads', {}],
+      ['/auth/login', {}],
+      ['/v1/support/tickets', secret()],
+    ] as const) {
       ledger.cases++
-      const got = await send(h, { method: 'POST', path, headers: json(headers), body: `{"features":${JSON.stringify(Array(34).fill('x'))},"pad":${pad}}` })
+      const got = await send(h, {
+        method: 'POST',
+        path,
+        headers: json(headers),
+        body: `{"features":${JSON.stringify(Array(34).fill('x'))},"pad":${pad}}`,
+      })
       assertRestInvariants(got)
       expect(got.status).toBe(400)
       expect(got.json.error.code).toBe('validation_failed')
@@ -670,7 +843,12 @@ describe('regressions found by these properties', () => {
   it('answers a body over 1 MiB with 413 and stores nothing', async () => {
     const before = await rowCounts(h)
     ledger.cases++
-    const got = await send(h, { method: 'POST', path: '/v1/support/tickets', headers: json(secret()), body: JSON.stringify({ subject: 's', message: 'm', pad: 'x'.repeat(1024 * 1024) }) })
+    const got = await send(h, {
+      method: 'POST',
+      path: '/v1/support/tickets',
+      headers: json(secret()),
+      body: JSON.stringify({ subject: 's', message: 'm', pad: 'x'.repeat(1024 * 1024) }),
+    })
     assertRestInvariants(got)
     expect(got.status).toBe(413)
     expect(delta(before, await rowCounts(h))).toEqual({})

@@ -37,22 +37,107 @@ export function fcParams(numRuns: number): fc.Parameters<unknown> {
 
 /** Characters that break naive code: NUL and controls, lone surrogates, bidi overrides, BOM, emoji, combining marks. */
 export const NASTY_CHARS = [
-  '\u0000', '\u0001', '\u0007', '\b', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u00a0',
-  '\ud800', '\udbff', '\udc00', '\udfff', // lone surrogates
-  '\u200b', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069', // zero-width and bidi controls
-  '\u2028', '\u2029', '\ufeff', '\ufffd', '\uffff',
-  'ש', 'ل', '𝕏', '😀', '👩‍👩‍👧‍👦', '🏳️‍🌈', 'e\u0301', 'Z̤͔ͧ̑̓', 'İ', 'ß', 'ﬀ',
-  '"', '\\', '/', "'", '`', '<', '>', '&', '%', '$', '{', '}', '[', ']', ':', ',',
+  '\u0000',
+  '\u0001',
+  '\u0007',
+  '\b',
+  '\t',
+  '\n',
+  '\r',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff', // lone surrogates
+  '\u200b',
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202e',
+  '\u2066',
+  '\u2069', // zero-width and bidi controls
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffd',
+  '\uffff',
+  'ש',
+  'ل',
+  '𝕏',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  'e\u0301',
+  'Z̤͔ͧ̑̓',
+  'İ',
+  'ß',
+  'ﬀ',
+  '"',
+  '\\',
+  '/',
+  "'",
+  '`',
+  '<',
+  '>',
+  '&',
+  '%',
+  '$',
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
 ]
 
 /** Whole strings an attacker tries first. */
 export const NASTY_STRINGS = [
-  '', ' ', '   ', '\t\n', 'null', 'undefined', 'NaN', 'true', '0', '-1', '1e309', '[]', '{}',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  "' OR 1=1 --", '"; drop table users; --', '$1', '%s%s%s%n', '${7*7}', '{{7*7}}', '<script>alert(1)</script>',
-  '../../../../etc/passwd', '..\\..\\windows', 'file:///etc/passwd', 'javascript:alert(1)',
-  '\u202egnp.exe', 'مرحبا بالعالم', 'שלום עולם', '😀'.repeat(50), '\ud83d', '\ude00\ud83d',
-  'a\u0000b', '\u0000', 'x'.repeat(257), 'svc_live_sk_', 'svc_live_pk_', 'Bearer ', 'rt_',
+  '',
+  ' ',
+  '   ',
+  '\t\n',
+  'null',
+  'undefined',
+  'NaN',
+  'true',
+  '0',
+  '-1',
+  '1e309',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  "' OR 1=1 --",
+  '"; drop table users; --',
+  '$1',
+  '%s%s%s%n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, literal on purpose
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '..\\..\\windows',
+  'file:///etc/passwd',
+  'javascript:alert(1)',
+  '\u202egnp.exe',
+  'مرحبا بالعالم',
+  'שלום עולם',
+  '😀'.repeat(50),
+  '\ud83d',
+  '\ude00\ud83d',
+  'a\u0000b',
+  '\u0000',
+  'x'.repeat(257),
+  'svc_live_sk_',
+  'svc_live_pk_',
+  'Bearer ',
+  'rt_',
 ]
 
 export const nastyUnit = fc.oneof(
@@ -79,7 +164,25 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 )
 
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -0, -1, 1.5, -1.5, 0.1, 1e21, 1e308, -1e308, 5e-324, -5e-324, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 63), Number.MAX_VALUE, Number.MIN_VALUE),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1.5,
+    -1.5,
+    0.1,
+    1e21,
+    1e308,
+    -1e308,
+    5e-324,
+    -5e-324,
+    2 ** 31,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 63),
+    Number.MAX_VALUE,
+    Number.MIN_VALUE
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true })
 )
@@ -98,8 +201,34 @@ export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Literals that look like JSON values but are not JSON. */
 export const RAW_LITERALS = [
-  'NaN', 'Infinity', '-Infinity', '+Infinity', 'undefined', '0x10', '01', '+1', '.5', '1.', '1e', '-', '--1', "'x'", 'True', 'None',
-  'nul', 'tru', '"\\x41"', '"\\u12"', '"a\nb"', '"\u0000"', '[1,]', '{"a":1,}', '{a:1}', '//c\n1', '/*c*/1', 'new Date()',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '+Infinity',
+  'undefined',
+  '0x10',
+  '01',
+  '+1',
+  '.5',
+  '1.',
+  '1e',
+  '-',
+  '--1',
+  "'x'",
+  'True',
+  'None',
+  'nul',
+  'tru',
+  '"\\x41"',
+  '"\\u12"',
+  '"a\nb"',
+  '"\u0000"',
+  '[1,]',
+  '{"a":1,}',
+  '{a:1}',
+  '//c\n1',
+  '/*c*/1',
+  'new Date()',
 ]
 
 // ---------------------------------------------------------------------------------------------
@@ -112,8 +241,9 @@ const SENTINEL_KEY = '@@FUZZ_KEY@@'
 function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   out.push(prefix)
   if (out.length > 400) return out
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...prefix, i], out))
-  else if (value && typeof value === 'object') for (const key of Object.keys(value)) pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out)
+  if (Array.isArray(value)) value.forEach((item, i) => void pathsOf(item, [...prefix, i], out))
+  else if (value && typeof value === 'object')
+    for (const key of Object.keys(value)) pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out)
   return out
 }
 
@@ -191,16 +321,40 @@ const protoMember = fc.oneof(
   pollutionPayload.map((p) => `"constructor":{"prototype":${p}}`),
   pollutionPayload.map((p) => `"prototype":${p}`),
   pollutionPayload.map((p) => `"__proto__":${p},"__proto__":${p}`),
-  fc.constantFrom('"__proto__":null', '"__proto__":[]', '"__proto__":"x"', '"__proto__":{"__proto__":{"polluted":1}}', '"constructor":null', '"constructor":{"name":"x"}')
+  fc.constantFrom(
+    '"__proto__":null',
+    '"__proto__":[]',
+    '"__proto__":"x"',
+    '"__proto__":{"__proto__":{"polluted":1}}',
+    '"constructor":null',
+    '"constructor":{"name":"x"}'
+  )
 )
 
 export type HostileBody = { label: string; body: string | Uint8Array; contentType?: string | null }
 
 /** Content types a client might send; null = no header at all. */
 export const contentTypes = fc.constantFrom<string | null>(
-  null, '', 'text/plain', 'text/plain; charset=utf-8', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-  'application/xml', 'application/jsonx', 'json', 'application/*', '*/*', 'application/json, text/plain', 'application/json; charset=utf-8',
-  'APPLICATION/JSON', ' application/json ', 'application/json;;;', 'application/problem+json', 'application/vnd.api+json', 'application/graphql',
+  null,
+  '',
+  'text/plain',
+  'text/plain; charset=utf-8',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/jsonx',
+  'json',
+  'application/*',
+  '*/*',
+  'application/json, text/plain',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  ' application/json ',
+  'application/json;;;',
+  'application/problem+json',
+  'application/vnd.api+json',
+  'application/graphql',
   'application/json; charset=utf-16'
 )
 
@@ -225,25 +379,40 @@ export function hostileBodies(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Hostil
 
   return fc.oneof(
     // Wrong types, nulls, huge strings and numbers at any place, or instead of the whole body.
-    { weight: 6, arbitrary: fc.tuple(anyPath, wrongValue).map(([{ value, path }, w]) => json(`set ${path.join('.') || 'body'}`, setAt(value, path, w))) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(anyPath, wrongValue)
+        .map(([{ value, path }, w]) => json(`set ${path.join('.') || 'body'}`, setAt(value, path, w))),
+    },
     { weight: 3, arbitrary: innerPath.map(({ value, path }) => json(`delete ${path.join('.')}`, deleteAt(value, path))) },
-    { weight: 2, arbitrary: fc.tuple(anyPath).map(([{ value, path }]) => json(`null at ${path.join('.') || 'body'}`, setAt(value, path, null))) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(anyPath).map(([{ value, path }]) => json(`null at ${path.join('.') || 'body'}`, setAt(value, path, null))),
+    },
     {
       weight: 2,
       arbitrary: fc.tuple(objectPath, nastyShortString, wrongValue).map(([{ value, path }, key, w]) =>
-        json(`extra key ${JSON.stringify(key).slice(0, 20)}`, editAt(value, [...path, key], (parent) => defineOwn(parent ?? {}, key, w)))
+        json(
+          `extra key ${JSON.stringify(key).slice(0, 20)}`,
+          editAt(value, [...path, key], (parent) => defineOwn(parent ?? {}, key, w))
+        )
       ),
     },
     { weight: 1, arbitrary: valid.map((value) => json('body wrapped in an array', [value])) },
     // Non-JSON literals where a value should be: the body must be refused as invalid_json.
     {
       weight: 3,
-      arbitrary: fc.tuple(anyPath, fc.constantFrom(...RAW_LITERALS)).map(([{ value, path }, lit]) => ({ label: `literal ${lit}`, body: withRawValue(value, path, lit) })),
+      arbitrary: fc
+        .tuple(anyPath, fc.constantFrom(...RAW_LITERALS))
+        .map(([{ value, path }, lit]) => ({ label: `literal ${lit}`, body: withRawValue(value, path, lit) })),
     },
     // Prototype-pollution keys and duplicate keys, as raw text (JSON.stringify cannot produce them).
     {
       weight: 3,
-      arbitrary: fc.tuple(objectPath, protoMember).map(([{ value, path }, member]) => ({ label: `proto ${member.slice(0, 40)}`, body: withRawMember(value, path, member) })),
+      arbitrary: fc
+        .tuple(objectPath, protoMember)
+        .map(([{ value, path }, member]) => ({ label: `proto ${member.slice(0, 40)}`, body: withRawMember(value, path, member) })),
     },
     {
       weight: 2,
@@ -253,15 +422,25 @@ export function hostileBodies(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Hostil
         if (typeof key === 'number' || Array.isArray(parent)) return json('duplicate (array: none)', value)
         const original = JSON.stringify(getAt(value, path))
         const [first, last] = wrongLast ? [original, JSON.stringify(w)] : [JSON.stringify(w), original]
-        return { label: `duplicate key ${key} (${wrongLast ? 'wrong last' : 'wrong first'})`, body: withRawValue(value, path, `${first},${JSON.stringify(key)}:${last}`) }
+        return {
+          label: `duplicate key ${key} (${wrongLast ? 'wrong last' : 'wrong first'})`,
+          body: withRawValue(value, path, `${first},${JSON.stringify(key)}:${last}`),
+        }
       }),
     },
     // Deep nesting: as the whole body, or as one field's value; up to 10,000 levels (and a few 100,000).
     {
       weight: 3,
       arbitrary: fc
-        .tuple(anyPath, fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.constantFrom(MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 100_000)), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>)
-        .map(([{ value, path }, depth, shape]) => ({ label: `nested ${shape} ${depth} at ${path.join('.') || 'body'}`, body: withRawValue(value, path, nestedText(depth, shape)) })),
+        .tuple(
+          anyPath,
+          fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.constantFrom(MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 100_000)),
+          fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>
+        )
+        .map(([{ value, path }, depth, shape]) => ({
+          label: `nested ${shape} ${depth} at ${path.join('.') || 'body'}`,
+          body: withRawValue(value, path, nestedText(depth, shape)),
+        })),
     },
     // Truncated and padded texts.
     {
@@ -273,22 +452,48 @@ export function hostileBodies(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Hostil
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom(',', '}', ']', ' x', '\u0000', '//c', '/*c*/', '\n\n', '{}', ' null'), fc.boolean()).map(([value, pad, before]) => ({
-        label: `padded with ${JSON.stringify(pad)}`,
-        body: before ? pad + JSON.stringify(value) : JSON.stringify(value) + pad,
-      })),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(',', '}', ']', ' x', '\u0000', '//c', '/*c*/', '\n\n', '{}', ' null'), fc.boolean())
+        .map(([value, pad, before]) => ({
+          label: `padded with ${JSON.stringify(pad)}`,
+          body: before ? pad + JSON.stringify(value) : JSON.stringify(value) + pad,
+        })),
     },
     // Not an object at all.
     {
       weight: 2,
       arbitrary: fc
-        .constantFrom('', ' ', '\n', 'null', 'true', 'false', '0', '-0', '1e400', '""', '"x"', '[]', '[{}]', '{}', '\ufeff{}', '\ufeff', '\u0000', 'ÿþ{}')
+        .constantFrom(
+          '',
+          ' ',
+          '\n',
+          'null',
+          'true',
+          'false',
+          '0',
+          '-0',
+          '1e400',
+          '""',
+          '"x"',
+          '[]',
+          '[{}]',
+          '{}',
+          '\ufeff{}',
+          '\ufeff',
+          '\u0000',
+          'ÿþ{}'
+        )
         .map((body) => ({ label: `body ${JSON.stringify(body)}`, body })),
     },
     { weight: 2, arbitrary: fc.uint8Array({ maxLength: 512 }).map((bytes) => ({ label: `${bytes.length} random bytes`, body: bytes })) },
     { weight: 1, arbitrary: hugeString(200_000).map((s) => ({ label: `raw text of ${s.length} chars`, body: s })) },
     // A valid body under another content type.
-    { weight: 2, arbitrary: fc.tuple(valid, contentTypes).map(([value, contentType]) => ({ label: `content-type ${contentType}`, body: JSON.stringify(value), contentType })) }
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(valid, contentTypes)
+        .map(([value, contentType]) => ({ label: `content-type ${contentType}`, body: JSON.stringify(value), contentType })),
+    }
   )
 }
 
@@ -315,7 +520,11 @@ export type Got = { status: number; text: string; json: any; headers: Headers; c
 
 /** Sends a request straight to the app (bypassing the harness helpers, so bytes and odd headers go as they are). */
 export async function send(h: Harness, sent: Sent): Promise<Got> {
-  const request = new Request(`http://localhost${sent.path}`, { method: sent.method, headers: sent.headers, body: sent.body as BodyInit | undefined })
+  const request = new Request(`http://localhost${sent.path}`, {
+    method: sent.method,
+    headers: sent.headers,
+    body: sent.body as BodyInit | undefined,
+  })
   const contentType = request.headers.get('content-type') ?? ''
   const res = await h.app.handle(request)
   const text = await res.text()
@@ -328,7 +537,14 @@ export async function send(h: Harness, sent: Sent): Promise<Got> {
   try {
     path = decodeURIComponent(sent.path)
   } catch {}
-  return { status: res.status, text, json, headers: res.headers, contentType, requestText: [path, sent.path, bodyText, ...Object.values(sent.headers)].join('\n') }
+  return {
+    status: res.status,
+    text,
+    json,
+    headers: res.headers,
+    contentType,
+    requestText: [path, sent.path, bodyText, ...Object.values(sent.headers)].join('\n'),
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,9 +581,7 @@ export function readAsServer(body: string | Uint8Array | undefined): { ok: true;
 
 export const mediaTypeOf = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase()
 
-export type Expectation =
-  | { kind: 'refused'; status: number; code: string; details?: string[] }
-  | { kind: 'valid'; output: any }
+export type Expectation = { kind: 'refused'; status: number; code: string; details?: string[] } | { kind: 'valid'; output: any }
 
 /** The contract's answer for a body sent to a JSON endpoint with a valid credential: 415, 413, invalid_json, validation_failed, or valid. */
 export function expectFor(
@@ -384,7 +598,8 @@ export function expectFor(
   const read = readAsServer(body)
   if (!read.ok) return { kind: 'refused', status: 400, code: 'invalid_json' }
   const parsed = v.safeParse(schema, read.value)
-  if (!parsed.success) return { kind: 'refused', status: 400, code: 'validation_failed', details: issuesToDetails(parsed.issues as any).map((d) => d.path) }
+  if (!parsed.success)
+    return { kind: 'refused', status: 400, code: 'validation_failed', details: issuesToDetails(parsed.issues as any).map((d) => d.path) }
   return { kind: 'valid', output: parsed.output }
 }
 
@@ -392,7 +607,17 @@ export function expectFor(
 // Invariants
 
 /** Stack frames, source paths, SQL and driver names: none may reach a response unless the request itself carried it. */
-export const LEAK_PATTERNS = [/at \w+ \(/, /\.ts:\d+/, /\.m?js:\d+/, /select /i, /insert /i, /postgres/i, /node_modules/, /\b(PostgresError|RangeError|TypeError|ReferenceError)\b/, /\/work\//]
+export const LEAK_PATTERNS = [
+  /at \w+ \(/,
+  /\.ts:\d+/,
+  /\.m?js:\d+/,
+  /select /i,
+  /insert /i,
+  /postgres/i,
+  /node_modules/,
+  /\b(PostgresError|RangeError|TypeError|ReferenceError)\b/,
+  /\/work\//,
+]
 
 export function assertNoLeak(got: Pick<Got, 'text' | 'requestText'>) {
   for (const pattern of LEAK_PATTERNS) {
@@ -438,19 +663,35 @@ export function assertRefusal(got: Got, expected: Extract<Expectation, { kind: '
 // Storage
 
 export const TABLES = [
-  'organizations', 'users', 'memberships', 'api_key_pairs', 'sessions', 'session_batches', 'usage_counters',
-  'otp_challenges', 'refresh_tokens', 'mail_outbox', 'support_tickets', 'leads',
+  'organizations',
+  'users',
+  'memberships',
+  'api_key_pairs',
+  'sessions',
+  'session_batches',
+  'usage_counters',
+  'otp_challenges',
+  'refresh_tokens',
+  'mail_outbox',
+  'support_tickets',
+  'leads',
 ] as const
 
 /** Rows in every table the API writes, plus the sum of counted sessions (an update, not a row). */
 export async function rowCounts(h: Harness): Promise<Record<string, number>> {
   const columns = TABLES.map((t) => `(select count(*) from ${t})::int as ${t}`).join(', ')
-  const [row] = await h.deps.db.sql.unsafe(`select ${columns}, (select coalesce(sum(sessions_used), 0) from usage_counters)::int as sessions_used`)
+  const [row] = await h.deps.db.sql.unsafe(
+    `select ${columns}, (select coalesce(sum(sessions_used), 0) from usage_counters)::int as sessions_used`
+  )
   return { ...(row as Record<string, number>) }
 }
 
 export const delta = (before: Record<string, number>, after: Record<string, number>) =>
-  Object.fromEntries(Object.keys(after).filter((k) => after[k] !== before[k]).map((k) => [k, after[k]! - before[k]!]))
+  Object.fromEntries(
+    Object.keys(after)
+      .filter((k) => after[k] !== before[k])
+      .map((k) => [k, after[k]! - before[k]!])
+  )
 
 // ---------------------------------------------------------------------------------------------
 // Prototype pollution
@@ -483,8 +724,16 @@ export const emailAddress = fc
 /** Text of 1..max UTF-16 units after trimming, any characters but NUL (which PostgreSQL text cannot hold). */
 export function text(max: number, min = 1): fc.Arbitrary<string> {
   const unit = nastyUnit.filter((c) => c !== '\u0000')
-  const candidates = max > 1000 ? fc.oneof(fc.string({ unit, minLength: min, maxLength: 40 }), hugeString(max).map((s) => s.replaceAll('\u0000', 'x'))) : fc.string({ unit, minLength: min, maxLength: max })
-  return candidates.map((s) => (s.trim().length < min ? `${'x'.repeat(min)}${s}`.slice(0, max) : s)).filter((s) => s.trim().length >= min && s.trim().length <= max)
+  const candidates =
+    max > 1000
+      ? fc.oneof(
+          fc.string({ unit, minLength: min, maxLength: 40 }),
+          hugeString(max).map((s) => s.replaceAll('\u0000', 'x'))
+        )
+      : fc.string({ unit, minLength: min, maxLength: max })
+  return candidates
+    .map((s) => (s.trim().length < min ? `${'x'.repeat(min)}${s}`.slice(0, max) : s))
+    .filter((s) => s.trim().length >= min && s.trim().length <= max)
 }
 
 /** Any finite double, including -0, subnormals and ±1.79e308. */

@@ -35,18 +35,29 @@ describe('security headers', () => {
 describe('CORS only where the contract allows it', () => {
   const origin = 'https://shop.example'
   it('ingest answers preflights and echoes the origin', async () => {
-    const pre = await h.request('OPTIONS', '/v1/ingest', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' } })
+    const pre = await h.request('OPTIONS', '/v1/ingest', {
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin)
   })
 
   it('no other API route grants a browser origin anything', async () => {
     const routes: [string, string][] = [
-      ['GET', '/v1/org/usage'], ['GET', `/v1/session/${crypto.randomUUID()}`], ['POST', '/graphql'], ['POST', '/auth/login'],
-      ['POST', '/v1/support/tickets'], ['POST', '/v1/leads'], ['POST', '/v1/demo/live-score'], ['GET', '/health'],
+      ['GET', '/v1/org/usage'],
+      ['GET', `/v1/session/${crypto.randomUUID()}`],
+      ['POST', '/graphql'],
+      ['POST', '/auth/login'],
+      ['POST', '/v1/support/tickets'],
+      ['POST', '/v1/leads'],
+      ['POST', '/v1/demo/live-score'],
+      ['GET', '/health'],
     ]
     for (const [method, path] of routes) {
-      const res = await h.request(method, path, { headers: { origin, 'x-api-key': h.a.secretKey }, ...(method === 'POST' ? { body: {} } : {}) })
+      const res = await h.request(method, path, {
+        headers: { origin, 'x-api-key': h.a.secretKey },
+        ...(method === 'POST' ? { body: {} } : {}),
+      })
       expect(res.headers.get('access-control-allow-origin')).toBeNull()
       expect(res.headers.get('access-control-allow-credentials')).toBeNull()
       const pre = await h.request('OPTIONS', path, { headers: { origin, 'access-control-request-method': method } })

@@ -15,7 +15,10 @@ beforeAll(async () => {
   aSession = crypto.randomUUID()
   const res = await h.json('POST', '/v1/ingest', { headers: { 'x-api-key': h.a.secretKey }, body: batch(aSession) })
   expect(res.status).toBe(200)
-  const ticket = await h.json('POST', '/v1/support/tickets', { headers: { 'x-api-key': h.a.secretKey }, body: { subject: 'A only', message: 'secret A text' } })
+  const ticket = await h.json('POST', '/v1/support/tickets', {
+    headers: { 'x-api-key': h.a.secretKey },
+    body: { subject: 'A only', message: 'secret A text' },
+  })
   aTicket = ticket.body.ticket_id
 })
 afterAll(() => h.close())
@@ -25,7 +28,10 @@ function batch(sessionId: string, extra: Record<string, unknown> = {}) {
     session_id: sessionId,
     sdk_type: 'server',
     captured_at: h.clock.now().toISOString(),
-    signals: [{ t: 0, k: 'mm', x: 1, y: 2 }, { t: 16, k: 'mm', x: 5, y: 4 }],
+    signals: [
+      { t: 0, k: 'mm', x: 1, y: 2 },
+      { t: 16, k: 'mm', x: 5, y: 4 },
+    ],
     features: Array(34).fill(0.1),
     ...extra,
   }
@@ -39,7 +45,8 @@ async function snapshotA() {
     org: await sql`select name, plan_id from organizations where org_id = ${org}`,
     members: await sql`select user_id, role from memberships where org_id = ${org} order by user_id`,
     keys: await sql`select key_pair_id, name, public_key, secret_hash, revoked_at, rotated_at from api_key_pairs where org_id = ${org} order by key_pair_id`,
-    sessions: await sql`select session_id, batch_count, signal_count, hcs, verdict, scored_at from sessions where org_id = ${org} order by session_id`,
+    sessions:
+      await sql`select session_id, batch_count, signal_count, hcs, verdict, scored_at from sessions where org_id = ${org} order by session_id`,
     batches: await sql`select session_id, seq, batch_hash from session_batches where org_id = ${org} order by session_id, seq`,
     usage: await sql`select month, sessions_used from usage_counters where org_id = ${org}`,
     tickets: await sql`select ticket_id, subject, status from support_tickets where org_id = ${org} order by ticket_id`,
@@ -77,7 +84,10 @@ describe('REST: B aimed at A', () => {
 
   it('POST /v1/ingest with B’s public key and an org_id in the body → counted for B only', () =>
     unchangedA(async () => {
-      const res = await h.json('POST', '/v1/ingest', { headers: { 'x-api-key': h.b.publicKey }, body: batch(crypto.randomUUID(), { org_id: h.a.orgId }) })
+      const res = await h.json('POST', '/v1/ingest', {
+        headers: { 'x-api-key': h.b.publicKey },
+        body: batch(crypto.randomUUID(), { org_id: h.a.orgId }),
+      })
       expect(res.status).toBe(202)
     }))
 
@@ -86,14 +96,18 @@ describe('REST: B aimed at A', () => {
       for (const headers of [asB, { authorization: `Bearer ${h.b.jwt}` }]) {
         const res = await h.json('GET', `/v1/org/usage?org_id=${h.a.orgId}`, { headers })
         expect(res.status).toBe(200)
-        const [{ n }] = await h.deps.db.sql`select coalesce(sum(sessions_used), 0)::int as n from usage_counters where org_id = ${h.b.orgId}`
+        const [{ n }] = await h.deps.db
+          .sql`select coalesce(sum(sessions_used), 0)::int as n from usage_counters where org_id = ${h.b.orgId}`
         expect(res.body.sessions_used).toBe(n)
       }
     }))
 
   it('POST /v1/support/tickets naming A in the body → lands in B', () =>
     unchangedA(async () => {
-      const res = await h.json('POST', '/v1/support/tickets', { headers: asB, body: { subject: 'x', message: 'y', org_id: h.a.orgId, organization_id: h.a.orgId } })
+      const res = await h.json('POST', '/v1/support/tickets', {
+        headers: asB,
+        body: { subject: 'x', message: 'y', org_id: h.a.orgId, organization_id: h.a.orgId },
+      })
       expect(res.status).toBe(201)
       const [row] = await h.deps.db.sql`select org_id from support_tickets where ticket_id = ${res.body.ticket_id}`
       expect(row!.org_id).toBe(h.b.orgId)
@@ -120,7 +134,9 @@ describe('GraphQL: B’s JWT aimed at A', () => {
   for (const op of ['revokeApiKey', 'rotateApiKey']) {
     it(`${op}(A’s key pair) → NOT_FOUND, A’s secret key still works`, () =>
       unchangedA(async () => {
-        const res = await gql(h.app, { jwt: h.b.jwt }, `mutation($id: ID!) { ${op}(keyPairId: $id) { keyPairId secretKey } }`, { id: h.a.keyPairId })
+        const res = await gql(h.app, { jwt: h.b.jwt }, `mutation($id: ID!) { ${op}(keyPairId: $id) { keyPairId secretKey } }`, {
+          id: h.a.keyPairId,
+        })
         expect(codes(res)).toEqual(['NOT_FOUND'])
         expect(res.body.data).toBeNull()
         expect((await h.json('GET', `/v1/session/${aSession}`, { headers: { 'x-api-key': h.a.secretKey } })).status).toBe(200)
@@ -155,7 +171,9 @@ describe('a JWT naming an organization its user does not belong to', () => {
     unchangedA(async () => {
       const forged = await h.deps.tokens.sign({ sub: h.b.userId, org: h.a.orgId, role: 'owner' })
       expect((await h.json('GET', '/v1/org/usage', { headers: { authorization: `Bearer ${forged}` } })).status).toBe(401)
-      const res = await gql(h.app, { jwt: forged }, `mutation($id: ID!) { revokeApiKey(keyPairId: $id) { keyPairId } }`, { id: h.a.keyPairId })
+      const res = await gql(h.app, { jwt: forged }, `mutation($id: ID!) { revokeApiKey(keyPairId: $id) { keyPairId } }`, {
+        id: h.a.keyPairId,
+      })
       expect(res.status).toBe(401)
       expect(codes(res)).toEqual(['UNAUTHENTICATED'])
     }))

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHarness, type Harness } from '../helpers/harness'
 
 // Row-level security (sql/0002) as a second wall: these queries deliberately omit `where org_id`.
-const TENANT_TABLES = ['organizations', 'memberships', 'api_key_pairs', 'sessions', 'session_batches', 'usage_counters', 'support_tickets'] as const
+const TENANT_TABLES = [
+  'organizations',
+  'memberships',
+  'api_key_pairs',
+  'sessions',
+  'session_batches',
+  'usage_counters',
+  'support_tickets',
+] as const
 
 let h: Harness
 beforeAll(async () => {
@@ -10,10 +18,19 @@ beforeAll(async () => {
   for (const org of [h.a, h.b]) {
     const res = await h.json('POST', '/v1/ingest', {
       headers: { 'x-api-key': org.secretKey },
-      body: { session_id: crypto.randomUUID(), sdk_type: 'server', captured_at: h.clock.now().toISOString(), signals: [{ t: 0, k: 'mm', x: 1, y: 2 }], features: Array(34).fill(0) },
+      body: {
+        session_id: crypto.randomUUID(),
+        sdk_type: 'server',
+        captured_at: h.clock.now().toISOString(),
+        signals: [{ t: 0, k: 'mm', x: 1, y: 2 }],
+        features: Array(34).fill(0),
+      },
     })
     expect(res.status).toBe(200)
-    const ticket = await h.json('POST', '/v1/support/tickets', { headers: { 'x-api-key': org.secretKey }, body: { subject: 's', message: 'm' } })
+    const ticket = await h.json('POST', '/v1/support/tickets', {
+      headers: { 'x-api-key': org.secretKey },
+      body: { subject: 's', message: 'm' },
+    })
     expect(ticket.status).toBe(201)
   }
 })
@@ -52,10 +69,15 @@ describe('row-level security on tenant tables', () => {
       const deleted = await tx`delete from sessions where org_id = ${h.b.orgId}`
       expect(deleted.count).toBe(0)
     })
-    const insertForB = h.deps.db.tenant(h.a.orgId, (tx) => tx`
-      insert into support_tickets (org_id, ticket_id, subject, message, priority) values (${h.b.orgId}, ${crypto.randomUUID()}, 'x', 'y', 'low')`)
+    const insertForB = h.deps.db.tenant(
+      h.a.orgId,
+      (tx) => tx`
+      insert into support_tickets (org_id, ticket_id, subject, message, priority) values (${h.b.orgId}, ${crypto.randomUUID()}, 'x', 'y', 'low')`
+    )
     await expect(insertForB).rejects.toThrow(/row-level security/)
-    const [{ n }] = await h.deps.db.sql<{ n: number }[]>`select count(*)::int as n from api_key_pairs where org_id = ${h.b.orgId} and revoked_at is not null`
+    const [{ n }] = await h.deps.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from api_key_pairs where org_id = ${h.b.orgId} and revoked_at is not null`
     expect(n).toBe(0)
   })
 

@@ -180,7 +180,13 @@ describe('SDK feature vector = the service’s vector after this batch', () => {
   it('writes sent signals to storage only when a batch is made, not per event', async () => {
     const inner = memoryStorage()
     let writes = 0
-    const storage = { getItem: inner.getItem, setItem: (k: string, v: string) => void (k === SENT_KEY && writes++, inner.setItem(k, v)) }
+    const storage = {
+      getItem: inner.getItem,
+      setItem: (k: string, v: string) => {
+        if (k === SENT_KEY) writes++
+        inner.setItem(k, v)
+      },
+    }
     const { fake, collector } = collectorWith({}, { storage })
     for (let i = 0; i < 650; i++) collector.record(event(i), fake.now + 16)
     await collector.flush()

@@ -33,7 +33,7 @@ export class ApiError extends Error {
 }
 
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]) {
-  return { error: { code, message, ...(details && details.length ? { details } : {}), request_id: requestId } }
+  return { error: { code, message, ...(details?.length ? { details } : {}), request_id: requestId } }
 }
 
 /** Standard Schema / valibot issues → the contract's details list, paths like `signals[3].k`. */

@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Logger } from '../log'
 
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own spelling of "no custom types"
 export type Sql = postgres.Sql<{}>
+// biome-ignore lint/complexity/noBannedTypes: as above
 export type Tx = postgres.TransactionSql<{}>
 
 /** The one database interface every module uses: postgres.js tagged templates, whatever the backend. */
@@ -108,6 +110,7 @@ function wrap(kind: Db['kind'], sql: Sql, timeoutMs: number, close: () => Promis
 function withDeadline(sql: Sql, ms: number): Sql {
   const guardQuery = (query: any) => {
     const then = query.then
+    // biome-ignore lint/suspicious/noThenProperty: the query stays a thenable; only its then gets the deadline
     query.then = (onFulfilled?: any, onRejected?: any) =>
       withTimeout(
         then.call(query, (v: unknown) => v),
