@@ -60,6 +60,25 @@ describe('the Docker image', () => {
     for (const absent of ['src', 'ml', 'tests', 'src/sdk', 'src/web', 'bench', 'docs', 'scripts', '.']) expect(paths).not.toContain(absent)
   })
 
+  it('keeps in the build context what the build stage reads (.dockerignore)', () => {
+    const ignored = readFileSync(join(repo, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim().replace(/^\.\//, '').replace(/\/$/, ''))
+      .filter((l) => l && !l.startsWith('#'))
+    const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`)
+    const needed = [
+      'package.json',
+      'package-lock.json',
+      'scripts/patch-postgres.cjs',
+      'scripts/build-web.ts',
+      'src/sdk',
+      'src/web',
+      'tsconfig.json',
+    ]
+    const inputs = [...needed, ...paths.filter((p) => p !== 'node_modules' && p !== 'dist/web')]
+    expect(inputs.filter((path) => ignored.some((pattern) => glob(pattern).test(path)))).toEqual([])
+  })
+
   it('holds every file the server imports at run time', () => {
     const { files } = serverClosure()
     expect(files.length).toBeGreaterThan(20)
