@@ -9,6 +9,7 @@ import type { Harness, SeededOrg } from './harness'
  *   an API key of a kind the route does not take, where it takes keys → 403 forbidden (public key on a secret route)
  *   a credential the route does not read at all                       → 401 (an API key on /graphql, a JWT on a key-only route)
  *   another organization's resource                                   → 404 not_found, never 403
+ *   a secret key in the URL (`?key=`, the sendBeacon form)              → 401; a public key there works only where public keys do
  * GraphQL answers 401 with an UNAUTHENTICATED error, and NOT_FOUND as a GraphQL error.
  */
 export type Credential = 'public' | 'secret' | 'jwt'
@@ -48,10 +49,11 @@ export function credentialMatrix(harness: () => Harness, c: MatrixCase) {
   const okFor = (kind: Credential) => (typeof c.ok === 'number' ? c.ok : c.ok[kind]!)
   const resourceOf = async (org: SeededOrg) => (c.resource ? c.resource(harness(), org) : undefined)
 
-  const send = async (resource: string | undefined, headers: Record<string, string>): Promise<Answer> => {
+  const send = async (resource: string | undefined, headers: Record<string, string>, queryKey?: string): Promise<Answer> => {
     const { path, body } = c.request(resource)
     expect(path.split('?')[0]!).toMatch(new RegExp(`^${route.replace(/:[a-z_]+/g, '[^/]+')}$`))
-    const res = await harness().json(method, path, { headers, body })
+    const url = queryKey ? `${path}${path.includes('?') ? '&' : '?'}key=${queryKey}` : path
+    const res = await harness().json(method, url, { headers, body })
     return { status: res.status, body: res.body }
   }
   const gqlCodes = (a: Answer): string[] => (a.body?.errors ?? []).map((e: any) => e.extensions?.code)
@@ -76,6 +78,19 @@ export function credentialMatrix(harness: () => Harness, c: MatrixCase) {
 
     it('no credential → 401', async () => {
       expectRefused(await send(await resourceOf(harness().a), {}), 401)
+    })
+
+    // `?key=` exists for navigator.sendBeacon, which cannot set headers: public keys only, and only where public keys are taken.
+    it('secret key in the URL → 401', async () => {
+      const h = harness()
+      expectRefused(await send(await resourceOf(h.a), {}, h.a.secretKey), 401)
+    })
+    const publicInUrl = c.accepts.includes('public') ? okFor('public') : 401
+    it(`public key in the URL → ${publicInUrl}`, async () => {
+      const h = harness()
+      const answer = await send(await resourceOf(h.a), {}, h.a.publicKey)
+      if (publicInUrl === 401) expectRefused(answer, 401)
+      else expectOk(answer, 'public')
     })
 
     for (const kind of ALL.filter((k) => !c.accepts.includes(k))) {
