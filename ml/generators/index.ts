@@ -19,8 +19,9 @@ export type GeneratedFamily = {
   make(rng: Rng): Signal[]
 }
 
-/** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run */
-const RECORDED_RHYTHMS: readonly Signal[][] = Array.from({ length: 5 }, (_, i) => humanTypingSession(createRng(deriveSeed(1301, 'recorded-rhythm', i))))
+/** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run (made on first use) */
+let recorded: Signal[][] | null = null
+const recordedRhythms = () => (recorded ??= Array.from({ length: 5 }, (_, i) => humanTypingSession(createRng(deriveSeed(1301, 'recorded-rhythm', i)))))
 
 export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'ghost_cursor', kind: 'bot', modality: 'pointer', source: 'ghost-cursor@1.4.2', make: LIBRARY_FAMILIES.ghost_cursor },
@@ -33,7 +34,7 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
   { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
   { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },
-  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, RECORDED_RHYTHMS) },
+  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, recordedRhythms()) },
   { name: 'typing_real_figures', kind: 'human', modality: 'keyboard', source: 'project (136M Keystrokes figures, README)', make: (rng) => humanTypingSession(rng) },
 ]
 

@@ -15,6 +15,13 @@ import { LAND_DEFAULTS, type LandSettings, windMouseLand, windMouseNpm } from '.
 
 const dist = (a: Point, b: Point) => Math.hypot(b.x - a.x, b.y - a.y)
 
+/**
+ * A path of zero length makes the Bézier code divide by zero. The drivers send
+ * each point in its own try/catch (ghost-cursor's moveMouse, the Playwright
+ * fork's tracePath), so a NaN point fails in the browser and is skipped.
+ */
+const finitePoints = <P extends Point>(points: readonly P[]): P[] => points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
+
 /** the time one awaited CDP call takes (dispatch and acknowledgement), per session */
 function roundTrip(rng: Rng): () => number {
   const median = rng.uniform(0.8, 6)
@@ -59,7 +66,8 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
   const spread: number = (GhostCursor as unknown as { OVERSHOOT_SPREAD: number }).OVERSHOOT_SPREAD ?? 10
 
   const play = (visit: Visit, to: Point & { width?: number; height?: number }, spreadOverride?: number) => {
-    const points = withSeededGlobals(rng, () => visit.t, () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps }))
+    const points = finitePoints(withSeededGlobals(rng, () => visit.t, () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps })))
+    if (!points.length) return
     if (useTimestamps) {
       const t0 = (points[0] as { timestamp: number }).timestamp
       visit.playTimed(points.map((p) => ({ x: p.x, y: p.y, t: (p as { timestamp: number }).timestamp - t0 + rtt() })))
@@ -102,7 +110,7 @@ function ghostCursorPlaywrightScript(rng: Rng): Script {
   // utils.randomValue of the package: an integer in [min, max)
   const randomValue = (min: number, max: number) => ~~(rng.next() * (~~max - Math.ceil(min))) + Math.ceil(min)
   const trace = (visit: Visit, to: Point, spread?: number) =>
-    visit.playPath(withSeededGlobals(rng, () => visit.t, () => gcpPath(visit.pos, to, spread) as Point[]), rtt)
+    visit.playPath(finitePoints(withSeededGlobals(rng, () => visit.t, () => gcpPath(visit.pos, to, spread) as Point[])), rtt)
   return {
     moveTo(visit, dest, box) {
       if (randomMoves) {

@@ -60,9 +60,12 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
   const usable = pools.map((p, i) => ({ p, who: people[i]! })).filter((x) => x.p.length > 0)
   if (!usable.length) return []
   const viewport = opts.viewport ?? { w: 1920, h: 1080 }
+  // integer-ms recordings stay on integer ms
+  const whole = humanSessions.every((session) => session.every((e) => Number.isInteger(e.t)))
+  const step = (v: number) => (whole ? Math.round(v) : Math.round(v * 10) / 10)
   const duration = opts.durationMs ?? rng.uniform(20_000, 60_000)
   const out: Signal[] = []
-  let t = rng.uniform(200, 2000)
+  let t = step(rng.uniform(200, 2000))
   let pos = { x: rng.uniform(0.2, 0.8) * viewport.w, y: rng.uniform(0.2, 0.8) * viewport.h }
   let lastWho: string | null = null
   while (t < duration && out.length < 9000) {
@@ -99,7 +102,7 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
     const end = out[out.length - 1]!
     const lastMove = [...out].reverse().find((e) => e.x !== undefined)!
     pos = { x: lastMove.x!, y: lastMove.y! }
-    t = end.t + Math.max(pauseMs + 1, rng.logNormal(600, 0.7))
+    t = end.t + step(Math.max(pauseMs + 1, rng.logNormal(600, 0.7)))
   }
   return out
 }
@@ -131,11 +134,13 @@ export function replayWithJitter(rng: Rng, source: readonly Signal[], opts: Repl
   const dy = rng.uniform(-maxShift, maxShift)
   const t0 = source[0]!.t
   const start = rng.uniform(0, 2000)
+  // a replay of an integer-ms recording keeps integer ms; rounding is monotone, so the order holds
+  const per = source.every((e) => Number.isInteger(e.t)) ? 1 : 10
   let prev = 0
   return source.map((e) => {
     const t = Math.max(prev, start + (e.t - t0) * scale + rng.normal(0, tNoise))
     prev = t
-    const out: Signal = { ...e, t: Math.round(t * 10) / 10 }
+    const out: Signal = { ...e, t: Math.round(t * per) / per }
     if (e.x !== undefined && e.y !== undefined && e.k !== 's') {
       out.x = Math.round((e.x + dx + rng.normal(0, pNoise)) * 10) / 10
       out.y = Math.round((e.y + dy + rng.normal(0, pNoise)) * 10) / 10

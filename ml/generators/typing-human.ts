@@ -38,6 +38,7 @@ const CORRELATION: number[][] = (() => {
     ['latencyMedian', 'gapsUnder2ms', -0.2],
     ['latencyMedian', 'pressesPerSecond', -0.93],
     ['latencyCv', 'pressesPerSecond', -0.3],
+    ['latencyCv', 'rollover', 0.3],
     ['rollover', 'gapsUnder2ms', 0.3],
     ['rollover', 'pressesPerSecond', 0.45],
     ['gapsUnder2ms', 'pressesPerSecond', 0.15],
@@ -282,9 +283,10 @@ export function humanTypingSession(rng: Rng, opts: HumanTypingOptions = {}): Sig
 /**
  * Orders the holds over the presses: Shift presses take the longest, then
  * swaps among the others (never changing the set of holds) bring the share of
- * presses held past the next key down to `rollover`. A key released after a
- * later key of the same class is avoided, since a class-only stream could not
- * pair the two back.
+ * presses held past the next key down to `rollover`, while long holds move
+ * before long latencies (a key held past two more presses is avoided) and a
+ * key released after a later key of its own class is avoided, since a
+ * class-only stream could not pair the two back.
  */
 function arrangeHolds(rng: Rng, holds: number[], latencies: readonly number[], classes: readonly KeyClass[], rollover: number): void {
   const n = holds.length
@@ -301,8 +303,10 @@ function arrangeHolds(rng: Rng, holds: number[], latencies: readonly number[], c
   mods.forEach((i, k) => (holds[i] = longest[k]!))
   rest.forEach((i, k) => (holds[i] = others[k]!))
   const rolls = (i: number) => (i < n - 1 && holds[i]! > latencies[i]! ? 1 : 0)
+  // a key other than Shift held past two more key downs is rare; a key released after a later key of its own class cannot be paired back
   const nested = (i: number) => {
     if (i >= n - 1) return 0
+    if (classes[i] !== 'mod' && i < n - 2 && holds[i]! > latencies[i]! + latencies[i + 1]!) return 1
     let down = 0
     for (let j = i + 1; j < n && j <= i + 6; j++) {
       down += latencies[j - 1]!

@@ -1,0 +1,284 @@
+// ml/generators: every family is deterministic and produces sessions the ingest
+// schema accepts; the human typing generator reproduces the real figures of the
+// data README; the augmentation helpers keep what they promise.
+import { describe, expect, it } from 'bun:test'
+import * as v from 'valibot'
+import WindMouse from 'windmouse'
+import { path as ghostPath } from 'ghost-cursor'
+import type { Signal } from '../../src/scoring/signals'
+import { MAX_SIGNALS, SignalEvent } from '../../src/server/modules/ingest/model'
+import {
+  FIGURE_NAMES,
+  GENERATOR_FAMILIES,
+  PERCENTILE_LEVELS,
+  REAL_KEY_MIX,
+  REAL_TYPING_PERCENTILES,
+  cutStrokes,
+  humanTypingSession,
+  quantiseTime,
+  replayWithJitter,
+  resamplePointer,
+  stitchStrokes,
+  stripFields,
+  typingFigures,
+} from '../../ml/generators'
+import { withSeededGlobals, quantile } from '../../ml/generators/random'
+import { windMouseNpm } from '../../ml/generators/windmouse'
+import { humanSession } from '../../ml/synth/human'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+
+const SEEDS = [1, 2, 3, 4, 5, 6]
+
+/** the ingest rules: each event passes SignalEvent, t never goes back, at most MAX_SIGNALS events */
+function ingestProblems(signals: readonly Signal[]): string[] {
+  const problems: string[] = []
+  if (signals.length > MAX_SIGNALS) problems.push(`${signals.length} events`)
+  signals.forEach((e, i) => {
+    const r = v.safeParse(SignalEvent, e)
+    if (!r.success) problems.push(`event ${i}: ${r.issues[0]?.message} ${JSON.stringify(e)}`)
+    if (i > 0 && e.t < signals[i - 1]!.t) problems.push(`event ${i}: t ${e.t} < ${signals[i - 1]!.t}`)
+    for (const [k, value] of Object.entries(e)) if (typeof value === 'number' && !Number.isFinite(value)) problems.push(`event ${i}: ${k} not finite`)
+  })
+  return problems
+}
+
+const humans = (count: number, seed: number) => Array.from({ length: count }, (_, i) => humanSession(createRng(deriveSeed(seed, 'human', i))))
+
+describe('generator families', () => {
+  it('names are unique and each says what it is and where it comes from', () => {
+    const names = GENERATOR_FAMILIES.map((f) => f.name)
+    expect(new Set(names).size).toBe(names.length)
+    for (const f of GENERATOR_FAMILIES) {
+      expect(f.source.length).toBeGreaterThan(0)
+      expect(['bot', 'human']).toContain(f.kind)
+    }
+  })
+
+  for (const family of GENERATOR_FAMILIES) {
+    describe(family.name, () => {
+      it('is deterministic: the same seed gives the same session, another seed another one', () => {
+        const a = family.make(createRng(11))
+        expect(family.make(createRng(11))).toEqual(a)
+        expect(family.make(createRng(12))).not.toEqual(a)
+      })
+
+      it('passes the ingest schema and has the events of its modality', () => {
+        for (const seed of SEEDS) {
+          const s = family.make(createRng(deriveSeed(seed, family.name, 0)))
+          expect(ingestProblems(s)).toEqual([])
+          expect(s.length).toBeGreaterThan(0)
+          const kinds = new Set(s.map((e) => e.k))
+          if (family.modality === 'keyboard') {
+            expect([...kinds].sort()).toEqual(['kd', 'ku'])
+            expect(s.filter((e) => e.k === 'kd').length).toBe(s.filter((e) => e.k === 'ku').length)
+          }
+          if (family.modality === 'pointer' || family.modality === 'mixed') {
+            expect(kinds.has('mm')).toBe(true)
+            expect(kinds.has('c')).toBe(true)
+          }
+          // a page visit, not an instant: bots sleep between actions
+          if (family.modality !== 'keyboard') expect(s[s.length - 1]!.t - s[0]!.t).toBeGreaterThan(3000)
+        }
+      })
+    })
+  }
+
+  it('leaves Math.random and Date.now as they were after driving a library', () => {
+    const random = Math.random
+    const now = Date.now
+    for (const f of GENERATOR_FAMILIES) f.make(createRng(3))
+    expect(Math.random).toBe(random)
+    expect(Date.now).toBe(now)
+  })
+
+  it('drives ghost-cursor with the seeded stream: its path() gives the same points for the same seed', () => {
+    const run = (seed: number) => {
+      const rng = createRng(seed)
+      return withSeededGlobals(rng, () => 1000, () => ghostPath({ x: 10, y: 20 }, { x: 700, y: 400 }, { useTimestamps: true }))
+    }
+    expect(run(5)).toEqual(run(5))
+    expect(run(5)).not.toEqual(run(6))
+    const points = run(5) as { x: number; y: number; timestamp: number }[]
+    expect(points[0]).toMatchObject({ x: 10, y: 20, timestamp: 1000 })
+    expect(points[points.length - 1]).toMatchObject({ x: 700, y: 400 })
+  })
+
+  it('copies windmouse@1.0.5 exactly: the same random stream gives the same points as the package', async () => {
+    for (const seed of [1, 2, 3]) {
+      const settings = { startX: 100, startY: 600, endX: 900 + seed * 50, endY: 150, gravity: 9, wind: 3 + seed, minWait: 2, maxWait: 10, maxStep: 10 + seed, targetArea: 8 }
+      const draws = createRng(seed)
+      const stream = Array.from({ length: 20_000 }, () => draws.next())
+      let j = 0
+      const random = Math.random
+      Math.random = () => stream[j++]!
+      let theirs: number[][]
+      try {
+        // the constructor draws once (its randomSeed), GeneratePoints draws the rest
+        theirs = await new WindMouse(5).GeneratePoints({ ...settings })
+      } finally {
+        Math.random = random
+      }
+      let i = 1
+      const ours = windMouseNpm(() => stream[i++]!, settings)
+      expect(ours.length).toBeGreaterThan(10)
+      expect(ours).toEqual(theirs as [number, number, number][])
+      expect(i).toBe(j)
+    }
+  })
+})
+
+describe('human typing to the real figures (136M Keystrokes, 1,000 typists)', () => {
+  const sessions = Array.from({ length: 1000 }, (_, i) => humanTypingSession(createRng(deriveSeed(2018, 'typing', i))))
+  const figures = sessions.map((s) => typingFigures(s)!)
+
+  it('uses Date.now() resolution: integer ms', () => {
+    for (const s of sessions.slice(0, 50)) for (const e of s) expect(Number.isInteger(e.t)).toBe(true)
+  })
+
+  // Tolerance: p5, p50 and p95 of each per-session figure over 1,000 generated typists are within 10 % of
+  // the README's (an absolute 0.01 for the shares rollover and sub-2 ms gaps), or, where a figure's tail is
+  // steep and 1,000 sessions put its p5/p95 a few percent either way by chance alone, the README's value
+  // lies within 3 percentile points of the same level of ours.
+  for (const name of FIGURE_NAMES) {
+    it(`${name}: p5/p50/p95 within the stated tolerance of the README`, () => {
+      const values = figures.map((f) => f[name])
+      for (const level of [0.05, 0.5, 0.95]) {
+        const real = REAL_TYPING_PERCENTILES[name][PERCENTILE_LEVELS.indexOf(level as (typeof PERCENTILE_LEVELS)[number])]!
+        const ours = quantile(values, level)
+        const tolerance = Math.max(0.1 * real, name === 'rollover' || name === 'gapsUnder2ms' ? 0.01 : 0)
+        const rank = values.filter((x) => x <= real).length / values.length
+        const ok = Math.abs(ours - real) <= tolerance || Math.abs(rank - level) <= 0.03
+        expect({ level, result: ok ? 'ok' : `ours ${ours}, README ${real}, README value at our p${(rank * 100).toFixed(1)}` }).toEqual({ level, result: 'ok' })
+      }
+    })
+  }
+
+  it('key classes of all presses are the README mix within 1.5 points each', () => {
+    const counts: Record<string, number> = {}
+    let total = 0
+    for (const s of sessions) for (const e of s) if (e.k === 'kd') (counts[e.kc!] = (counts[e.kc!] ?? 0) + 1), total++
+    for (const [kc, share] of Object.entries(REAL_KEY_MIX)) expect(Math.abs((counts[kc] ?? 0) / total - share)).toBeLessThan(0.015)
+  })
+
+  it('typing figures are measured the way the README defines them', () => {
+    const s: Signal[] = [
+      { t: 0, k: 'kd', kc: 'char' },
+      { t: 100, k: 'ku', kc: 'char' },
+      { t: 150, k: 'kd', kc: 'char' },
+      { t: 200, k: 'kd', kc: 'space' },
+      { t: 201, k: 'ku', kc: 'char' },
+      { t: 260, k: 'ku', kc: 'space' },
+    ]
+    const f = typingFigures(s)!
+    expect(f.presses).toBe(3)
+    expect(f.holdMedian).toBe(60)
+    expect(f.latencyMedian).toBe(100)
+    expect(f.rollover).toBe(0.5)
+    expect(f.gapsUnder2ms).toBe(0.2)
+    expect(f.pressesPerSecond).toBeCloseTo(3 / 0.26, 6)
+  })
+})
+
+describe('stitched and replayed humans', () => {
+  const sources = humans(8, 77)
+  const people = sources.map((_, i) => `p${i % 4}`)
+
+  it('stitchStrokes joins strokes of different people into one valid, deterministic session', () => {
+    const a = stitchStrokes(createRng(1), sources, { people, durationMs: 30_000 })
+    expect(stitchStrokes(createRng(1), sources, { people, durationMs: 30_000 })).toEqual(a)
+    expect(ingestProblems(a)).toEqual([])
+    expect(a.filter((e) => e.k === 'mm').length).toBeGreaterThan(50)
+    expect(a[a.length - 1]!.t).toBeGreaterThan(25_000)
+  })
+
+  it('consecutive strokes come from different people and each joins where the previous ended', () => {
+    // two people whose strokes differ in a detectable way: person B moves only in 0.5-px steps of x
+    const person = (dx: number) => {
+      const s: Signal[] = []
+      for (let k = 0; k < 6; k++) {
+        const t0 = k * 2000
+        for (let i = 0; i < 10; i++) s.push({ t: t0 + i * 16, k: 'mm', x: 100 + i * dx, y: 100 })
+        s.push({ t: t0 + 200, k: 'md', x: 100 + 9 * dx, y: 100 }, { t: t0 + 280, k: 'mu', x: 100 + 9 * dx, y: 100 }, { t: t0 + 280, k: 'c', x: 100 + 9 * dx, y: 100 })
+      }
+      return s
+    }
+    const out = stitchStrokes(createRng(4), [person(10), person(0.5)], { people: ['A', 'B'], durationMs: 20_000, viewport: { w: 5000, h: 5000 } })
+    const strokes = cutStrokes(out)
+    expect(strokes.length).toBeGreaterThan(5)
+    const step = (st: (typeof strokes)[number]) => {
+      const m = st.events.filter((e) => e.k === 'mm')
+      return Math.abs(m[1]!.x! - m[0]!.x!)
+    }
+    for (let i = 1; i < strokes.length; i++) {
+      expect(step(strokes[i]!)).not.toBe(step(strokes[i - 1]!))
+      const first = strokes[i]!.events.find((e) => e.k === 'mm')!
+      expect(Math.hypot(first.x! - strokes[i - 1]!.end.x, first.y! - strokes[i - 1]!.end.y)).toBeLessThan(0.2)
+    }
+  })
+
+  it('replayWithJitter keeps the events, their order and the path within the noise', () => {
+    const src = sources[0]!
+    const out = replayWithJitter(createRng(2), src, { timeNoiseMs: 1, positionNoisePx: 1, maxShiftPx: 0 })
+    expect(out.length).toBe(src.length)
+    expect(out.map((e) => e.k)).toEqual(src.map((e) => e.k))
+    expect(ingestProblems(out)).toEqual([])
+    const moved = out.filter((e, i) => e.x !== undefined && Math.abs(e.x - src[i]!.x!) > 6)
+    expect(moved.length).toBe(0)
+    const d0 = src[src.length - 1]!.t - src[0]!.t
+    const d1 = out[out.length - 1]!.t - out[0]!.t
+    expect(Math.abs(d1 - d0)).toBeLessThan(10)
+    expect(out).not.toEqual(src)
+  })
+})
+
+describe('capture augmentation', () => {
+  // a desktop session from a browser that reports coalesced counts and click offsets
+  const session = Array.from({ length: 50 }, (_, i) => humanSession(createRng(100 + i))).find((s) => s.some((e) => e.n !== undefined) && s.some((e) => e.ox !== undefined))!
+
+  it('stripFields removes exactly the named fields and leaves the input untouched', () => {
+    const before = JSON.stringify(session)
+    const out = stripFields(session, ['n', 'ox', 'oy', 'sc', 'tr'])
+    expect(JSON.stringify(session)).toBe(before)
+    for (const e of out) for (const f of ['n', 'ox', 'oy', 'sc', 'tr']) expect(f in e).toBe(false)
+    expect(out.map((e) => [e.t, e.k, e.x, e.y, e.kc])).toEqual(session.map((e) => [e.t, e.k, e.x, e.y, e.kc]))
+    expect(session.some((e) => e.n !== undefined)).toBe(true)
+  })
+
+  for (const step of [1, 16.7, 100]) {
+    it(`quantiseTime(${step}) puts every t on a multiple of the step, not after the original, in order`, () => {
+      const out = quantiseTime(session, step)
+      expect(ingestProblems(out)).toEqual([])
+      out.forEach((e, i) => {
+        const k = e.t / step
+        expect(Math.abs(k - Math.round(k))).toBeLessThan(1e-6)
+        expect(e.t).toBeLessThanOrEqual(session[i]!.t + 1e-6)
+        expect(session[i]!.t - e.t).toBeLessThan(step)
+      })
+    })
+  }
+
+  for (const hz of [60, 125, 240]) {
+    it(`resamplePointer(${hz} Hz) keeps each stroke's endpoints and duration and moves at about ${hz} Hz`, () => {
+      const src = humanSession(createRng(21))
+      const out = resamplePointer(createRng(1), src, hz)
+      expect(ingestProblems(out)).toEqual([])
+      // non-move events are kept as they were
+      expect(out.filter((e) => e.k !== 'mm')).toEqual(src.filter((e) => e.k !== 'mm'))
+      const moves = (s: readonly Signal[]) => s.filter((e) => e.k === 'mm')
+      const a = moves(src)
+      const b = moves(out)
+      expect(b[0]).toMatchObject({ t: a[0]!.t, x: a[0]!.x, y: a[0]!.y })
+      expect(b[b.length - 1]).toMatchObject({ t: a[a.length - 1]!.t, x: a[a.length - 1]!.x, y: a[a.length - 1]!.y })
+      // inside strokes the gaps are the new period (the last gap of a stroke is shorter)
+      const gaps = b.slice(1).map((e, i) => e.t - b[i]!.t).filter((g) => g > 0 && g < 100)
+      expect(quantile(gaps, 0.5)).toBeCloseTo(1000 / hz, 0)
+    })
+  }
+
+  it('resamplePointer keeps the path: a straight stroke stays on its line', () => {
+    const line: Signal[] = Array.from({ length: 30 }, (_, i) => ({ t: i * 16, k: 'mm' as const, x: 10 + i * 5, y: 20 + i * 2.5 }))
+    const out = resamplePointer(createRng(3), line, 240)
+    for (const e of out) expect(Math.abs(e.y! - (20 + (e.x! - 10) / 2))).toBeLessThan(0.2)
+    expect(out[out.length - 1]!.t).toBe(line[line.length - 1]!.t)
+  })
+})
