@@ -66,11 +66,12 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
   const spread: number = (GhostCursor as unknown as { OVERSHOOT_SPREAD: number }).OVERSHOOT_SPREAD ?? 10
 
   const play = (visit: Visit, to: Point & { width?: number; height?: number }, spreadOverride?: number) => {
-    const points = finitePoints(withSeededGlobals(rng, () => visit.t, () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps })))
+    // path() returns TimedVector[] (with `timestamp`) when useTimestamps is set, Vector[] otherwise
+    const points = finitePoints(withSeededGlobals(rng, () => visit.t, () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps }) as (Point & { timestamp?: number })[]))
     if (!points.length) return
     if (useTimestamps) {
-      const t0 = (points[0] as { timestamp: number }).timestamp
-      visit.playTimed(points.map((p) => ({ x: p.x, y: p.y, t: (p as { timestamp: number }).timestamp - t0 + rtt() })))
+      const t0 = points[0]!.timestamp ?? 0
+      visit.playTimed(points.map((p) => ({ x: p.x, y: p.y, t: (p.timestamp ?? t0) - t0 + rtt() })))
     } else visit.playPath(points, rtt)
   }
   return {
