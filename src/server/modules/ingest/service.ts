@@ -105,58 +105,77 @@ async function sessionEvidence(tx: Tx, input: IngestInput, batch: Batch, head: r
   return { signals, print, replayed }
 }
 
+/** A retried batch (same hash) answers as the original did and changes nothing, also after the window closed. */
+function answerRetry(head: repo.SessionHead, stored: repo.StoredBatch[], quota: Quota): IngestOutcome | null {
+  const original = head.inserted ? undefined : stored.find((b) => b.duplicate)
+  return original ? { result: toResult(head), accepted: original.signal_count, quota } : null
+}
+
+/** A new session needs quota left; an existing one must still be inside its 30-minute window. */
+function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date): void {
+  // Fast refusal when the month is already used up (the counter only grows); claimSession stays the authority.
+  if (head.inserted && quota.used >= quota.limit) throw quotaExceeded(quota)
+  if (!head.inserted && now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
+    throw new ApiError(
+      'conflict',
+      'this session is closed: it takes batches for 30 minutes after its first one; start a new session',
+      undefined,
+      quotaHeaders(quota)
+    )
+  }
+}
+
+/** Stores the batch and the session's new score; returns the session's result as the response shows it. */
+async function storeBatch(
+  tx: Tx,
+  { orgId, now, body }: IngestInput,
+  batch: Batch,
+  head: repo.SessionHead,
+  print: string | null,
+  scored: ReturnType<typeof score>
+): Promise<SessionResult> {
+  const seq = head.batch_count + 1
+  const signalCount = head.signal_count + batch.signals.length
+  await repo.appendBatch(tx, {
+    orgId,
+    sessionId: body.session_id,
+    seq,
+    capturedAt: body.captured_at,
+    hash: batch.hash,
+    signalCount: batch.signals.length,
+    signalsJson: batch.json,
+    now,
+    sessionSignalCount: signalCount,
+    features: body.features,
+    fingerprint: print,
+    scored,
+  })
+  return toResult({
+    session_id: body.session_id,
+    ...scored,
+    signal_count: signalCount,
+    batch_count: seq,
+    first_seen_at: head.first_seen_at,
+    scored_at: now,
+  })
+}
+
 /**
  * Appends one batch to its session and rescores the session over all of its stored signals.
  * Creating a session and counting it toward the month (usage's claimSession) happen in one
  * transaction, so any number of instances never exceed the plan.
  */
 export async function ingestBatch(db: Db, input: IngestInput): Promise<IngestOutcome> {
-  const { orgId, now, body } = input
   const batch = prepareBatch(input)
-  return db.tenant(orgId, async (tx) => {
+  return db.tenant(input.orgId, async (tx) => {
     const { quota, head, stored } = await openSession(tx, input, batch)
-    // Fast refusal when the month is already used up (the counter only grows); claimSession stays the authority.
-    if (head.inserted && quota.used >= quota.limit) throw quotaExceeded(quota)
-    if (!head.inserted) {
-      // A retried batch answers as the original did and changes nothing (also after the window closed).
-      const original = stored.find((b) => b.duplicate)
-      if (original) return { result: toResult(head), accepted: original.signal_count, quota }
-      if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
-        throw new ApiError(
-          'conflict',
-          'this session is closed: it takes batches for 30 minutes after its first one; start a new session',
-          undefined,
-          quotaHeaders(quota)
-        )
-      }
-    }
+    const retry = answerRetry(head, stored, quota)
+    if (retry) return retry
+    checkAdmissible(head, quota, input.now)
     const evidence = await sessionEvidence(tx, input, batch, head, stored)
-    const scored = score({ signals: evidence.signals, clientFeatures: body.features, replayed: evidence.replayed })
-    const quotaAfter = head.inserted ? await claimSession(tx, orgId, now, quota) : quota
-    const seq = head.batch_count + 1
-    const signalCount = head.signal_count + batch.signals.length
-    await repo.appendBatch(tx, {
-      orgId,
-      sessionId: body.session_id,
-      seq,
-      capturedAt: body.captured_at,
-      hash: batch.hash,
-      signalCount: batch.signals.length,
-      signalsJson: batch.json,
-      now,
-      sessionSignalCount: signalCount,
-      features: body.features,
-      fingerprint: evidence.print,
-      scored,
-    })
-    const result = toResult({
-      session_id: body.session_id,
-      ...scored,
-      signal_count: signalCount,
-      batch_count: seq,
-      first_seen_at: head.first_seen_at,
-      scored_at: now,
-    })
+    const scored = score({ signals: evidence.signals, clientFeatures: input.body.features, replayed: evidence.replayed })
+    const quotaAfter = head.inserted ? await claimSession(tx, input.orgId, input.now, quota) : quota
+    const result = await storeBatch(tx, input, batch, head, evidence.print, scored)
     return { result, accepted: batch.signals.length, quota: quotaAfter }
   })
 }
