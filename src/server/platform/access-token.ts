@@ -1,4 +1,5 @@
 import { jwt } from '@elysiajs/jwt'
+import { UUID_RE } from './contract'
 
 export type Role = 'owner' | 'admin' | 'member'
 export type AccessClaims = { sub: string; org: string; role: Role }
@@ -7,7 +8,6 @@ export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
 const ALG = 'HS256'
 const ISSUER = 'bss'
 const AUDIENCE = 'bss-dashboard'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export type AccessTokens = {
   sign(claims: AccessClaims): Promise<string>
@@ -27,7 +27,7 @@ export function createAccessTokens(secret: string): AccessTokens {
       const { sub, org, role } = payload as Record<string, unknown>
       if (typeof sub !== 'string' || typeof org !== 'string' || (role !== 'owner' && role !== 'admin' && role !== 'member')) return null
       // Ids reach uuid columns: a signed token with other ids (e.g. forged with the public dev secret) was a 500.
-      if (!UUID.test(sub) || !UUID.test(org)) return null
+      if (!UUID_RE.test(sub) || !UUID_RE.test(org)) return null
       return { sub, org, role }
     },
   }

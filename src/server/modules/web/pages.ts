@@ -1,3 +1,5 @@
+import { FEATURE_COUNT } from '../../platform/contract'
+
 // The two HTML pages. Static markup only: behaviour comes from same-origin script files (strict CSP).
 
 export function escapeHtml(value: string): string {
@@ -30,7 +32,7 @@ ${body}
 const PARAGRAPHS = [
   'Every move of your pointer, every key class and scroll step on this page is batched by the browser SDK and sent to the service with the demo organization’s public key.',
   'Only the kind of key is sent (letter, digit, space, enter…), never which key: try typing your name, nobody will know it.',
-  'The service recomputes 34 behavioural features from the raw signals and scores them with the M3 model.',
+  `The service recomputes ${FEATURE_COUNT} behavioural features from the raw signals and scores them with the M3 model.`,
   'A batch goes out every 5 seconds, or after 200 events, and once more with sendBeacon when you leave the page.',
   'The verdict is fetched by this server, not by the page: a browser never holds a secret key.',
   'Scroll inside this box with the wheel or a finger: scroll rhythm and deltas are features too.',
