@@ -7,6 +7,7 @@ import type { Signal } from '../../src/scoring/signals'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
+import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
 import { typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
 
@@ -31,6 +32,7 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'windmouse_npm', kind: 'bot', modality: 'pointer', source: 'windmouse@1.0.5 (algorithm copied, checked against the package)', make: LIBRARY_FAMILIES.windmouse_npm },
   { name: 'windmouse_land', kind: 'bot', modality: 'pointer', source: "project (Benjamin Land's published WindMouse)", make: LIBRARY_FAMILIES.windmouse_land },
   { name: 'humanizer_bezier', kind: 'bot', modality: 'pointer', source: 'bezier-js@6.1.4 + easing functions (project)', make: humanizerBezier },
+  { name: 'touch_bezier_swipe', kind: 'bot', modality: 'touch', source: 'bezier-js@6.1.4 + Puppeteer/Playwright touchscreen contacts (project)', make: touchBezierSwipe },
   { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
   { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
   { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },

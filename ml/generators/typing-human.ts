@@ -36,7 +36,7 @@ const CORRELATION: number[][] = (() => {
     ['latencyMedian', 'latencyCv', 0.1],
     ['latencyMedian', 'rollover', -0.55],
     ['latencyMedian', 'gapsUnder2ms', -0.2],
-    ['latencyMedian', 'pressesPerSecond', -0.93],
+    ['latencyMedian', 'pressesPerSecond', -0.96],
     ['latencyCv', 'pressesPerSecond', -0.3],
     ['latencyCv', 'rollover', 0.3],
     ['rollover', 'gapsUnder2ms', 0.3],

@@ -72,6 +72,11 @@ describe('generator families', () => {
             expect([...kinds].sort()).toEqual(['kd', 'ku'])
             expect(s.filter((e) => e.k === 'kd').length).toBe(s.filter((e) => e.k === 'ku').length)
           }
+          if (family.modality === 'touch') {
+            expect(kinds.has('ts')).toBe(true)
+            expect(kinds.has('te')).toBe(true)
+            expect(kinds.has('mm')).toBe(false)
+          }
           if (family.modality === 'pointer' || family.modality === 'mixed') {
             expect(kinds.has('mm')).toBe(true)
             expect(kinds.has('c')).toBe(true)
