@@ -60,8 +60,8 @@ async function main() {
   const stopJobs = startJobs(services)
   // Computed now so the first unknown-email login is not slower than the rest.
   passwords.dummyHash().catch(() => {})
-  // Built in the background so the first visitor does not wait for the bundles.
-  assets().catch((error) => log.error('web bundle build failed', { error: String(error) }))
+  // Built in the background so the first visitor does not wait for the bundles (tests build on first use).
+  if (config.env !== 'test') assets().catch((error) => log.error('web bundle build failed', { error: String(error) }))
   // Signal handlers go in before the port opens: a SIGTERM right after start is still graceful.
   let stopping = false
   const stop = async (signal: string) => {
