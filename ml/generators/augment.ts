@@ -126,3 +126,30 @@ export function resamplePointer(rng: Rng, signals: readonly Signal[], hz: number
   }
   return result.sort((a, b) => a.t - b.t)
 }
+
+export type CaptureProfile = { strip: CaptureField[]; stepMs: number | null; hz: number | null }
+
+/**
+ * A capture set-up drawn at random, for augmenting training data: which
+ * fields the browser or logger leaves out, the timer's resolution (none =
+ * leave as is, 1 ms integer clocks most often, 16.7 and 100 ms coarse ones)
+ * and sometimes another pointer rate (60–240 Hz). The shares are our guesses
+ * at a plausible mix, not measured traffic.
+ */
+export function randomCaptureProfile(rng: Rng): CaptureProfile {
+  const r = rng.next()
+  const strip: CaptureField[] = r < 0.35 ? [] : r < 0.55 ? ['n'] : r < 0.8 ? ['n', 'ox', 'oy', 'sc', 'tr'] : ['ox', 'oy', 'sc']
+  const q = rng.next()
+  const stepMs = q < 0.3 ? null : q < 0.85 ? 1 : q < 0.95 ? 16.7 : 100
+  const hz = rng.chance(0.3) ? rng.pick([60, 75, 90, 120, 144, 165, 240]) : null
+  return { strip, stepMs, hz }
+}
+
+/** applies a capture profile: resampling first (the device), then the timer, then the missing fields */
+export function applyCapture(rng: Rng, signals: readonly Signal[], profile: CaptureProfile): Signal[] {
+  let out: Signal[] = [...signals]
+  if (profile.hz) out = resamplePointer(rng, out, profile.hz)
+  if (profile.stepMs) out = quantiseTime(out, profile.stepMs)
+  if (profile.strip.length) out = stripFields(out, profile.strip)
+  return out
+}

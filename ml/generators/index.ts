@@ -9,7 +9,7 @@ import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
-import { typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
+import { puppeteerHumanizeTyping, typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
 
 export type GeneratedFamily = {
   name: string
@@ -33,6 +33,7 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'windmouse_land', kind: 'bot', modality: 'pointer', source: "project (Benjamin Land's published WindMouse)", make: LIBRARY_FAMILIES.windmouse_land },
   { name: 'humanizer_bezier', kind: 'bot', modality: 'pointer', source: 'bezier-js@6.1.4 + easing functions (project)', make: humanizerBezier },
   { name: 'touch_bezier_swipe', kind: 'bot', modality: 'touch', source: 'bezier-js@6.1.4 + Puppeteer/Playwright touchscreen contacts (project)', make: touchBezierSwipe },
+  { name: 'puppeteer_humanize_typing', kind: 'bot', modality: 'mixed', source: '@forad/puppeteer-humanize@1.1.8 typeInto defaults (replayed from its source, MIT)', make: puppeteerHumanizeTyping },
   { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
   { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
   { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },
@@ -47,6 +48,6 @@ export function generatorFamily(name: string): GeneratedFamily {
 }
 
 export { stitchStrokes, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
-export { stripFields, quantiseTime, resamplePointer, type CaptureField } from './augment'
+export { stripFields, quantiseTime, resamplePointer, randomCaptureProfile, applyCapture, type CaptureField, type CaptureProfile } from './augment'
 export { typingFigures, REAL_TYPING_PERCENTILES, REAL_KEY_MIX, PERCENTILE_LEVELS, FIGURE_NAMES, type TypingFigures } from './figures'
 export { humanTypingSession, sampleTypingProfile, type TypingProfile } from './typing-human'

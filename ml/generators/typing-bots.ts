@@ -99,3 +99,96 @@ export function typingReplayedRhythm(rng: Rng, recordings: readonly Signal[][]):
   const shift = rng.int(100, 3000) - keys[0]!.t
   return keys.map((e) => ({ t: e.t + shift, k: e.k, kc: e.kc }))
 }
+
+// ------------------------------------------------------ @forad/puppeteer-humanize
+
+/** a sentence-like text: lower-case words, some capitals and digits, commas and a full stop at the end */
+function sentenceText(rng: Rng, length: number): string {
+  const letters = 'etaoinshrdlcumwfgypbvkjxqz'
+  let out = ''
+  while (out.length < length) {
+    const words = rng.int(4, 12)
+    for (let w = 0; w < words && out.length < length; w++) {
+      const n = rng.int(1, 9)
+      let word = ''
+      for (let i = 0; i < n; i++) word += letters[Math.min(letters.length - 1, Math.floor(rng.next() ** 2 * letters.length))]
+      if (w === 0 && rng.chance(0.7)) word = word[0]!.toUpperCase() + word.slice(1)
+      if (rng.chance(0.03)) word = String(rng.int(1, 2030))
+      out += word + (w < words - 1 ? (rng.chance(0.08) ? ', ' : ' ') : '. ')
+    }
+  }
+  return out.slice(0, length).trimEnd()
+}
+
+const TERMINATION = new Set([...'.,?!'])
+const PUNCTUATION = new Set([...`@#$%^&*()-+_=/[]{}:;|~<>"'`])
+
+/**
+ * `typeInto(element, text)` of @forad/puppeteer-humanize 1.1.8 (MIT), its
+ * defaults replayed from the source: the package cannot be installed here (its
+ * preinstall insists on pnpm), and it draws from its own unseeded Mersenne
+ * Twister with real timers. Per element: hover (one move to the centre), wait
+ * 100–200 ms, click with a 5–15 ms press, wait 200–800 ms. Per character: a 5 %
+ * chance of a neighbouring key then Backspace (waits 100–200 and 150–400 ms),
+ * 50–100 ms before punctuation, the key pressed with `element.type(char, {
+ * delay: 5–15 })` (hold 5–15 ms), 50–150 ms after every key, 100–1000 ms more
+ * after . , ? ! and 50–500 ms after punctuation, 50–500 ms at every 6th and
+ * 10th position; 500–1000 ms when done. Its `rand` gives integers in [min, max].
+ */
+export function puppeteerHumanizeTyping(rng: Rng): Signal[] {
+  const rand = (min: number, max: number) => Math.floor(rng.next() * (max - min + 1) + min)
+  const chance = (p: number) => rand(0, 100) < p
+  const rtt = roundTrip(rng)
+  const late = () => rng.uniform(0, 1.5)
+  const viewport = { w: rng.pick([1280, 1366, 1920]), h: rng.pick([720, 768, 1080]) }
+  const events: Signal[] = []
+  let t = rng.uniform(300, 3000)
+  const press = (kc: KeyClass, hold: number) => {
+    // ElementHandle.type focuses the element, then keyboard.press: down, sleep `delay`, up
+    t += rtt() + rtt()
+    events.push({ t, k: 'kd', kc })
+    t += hold + late() + rtt()
+    events.push({ t, k: 'ku', kc })
+  }
+  const wait = (min: number, max: number) => (t += rand(min, max) + late())
+  const fieldCount = rng.int(1, 4)
+  for (let f = 0; f < fieldCount; f++) {
+    const w = rng.uniform(140, 420)
+    const h = rng.uniform(28, 44)
+    const centre = { x: Math.round(rng.uniform(w / 2 + 8, viewport.w - w / 2 - 8)), y: Math.round(rng.uniform(h / 2 + 8, viewport.h - h / 2 - 8)) }
+    t += rtt()
+    events.push({ t, k: 'mm', x: centre.x, y: centre.y })
+    wait(100, 200)
+    t += rtt()
+    events.push({ t, k: 'md', x: centre.x, y: centre.y })
+    t += rand(5, 15) + late() + rtt()
+    events.push({ t, k: 'mu', x: centre.x, y: centre.y })
+    events.push({ t, k: 'c', x: centre.x, y: centre.y, ox: 0, oy: 0 })
+    wait(200, 800)
+    const text = sentenceText(rng, rng.int(8, 120))
+    let position = 0
+    for (const ch of text) {
+      const kc: KeyClass = ch === ' ' ? 'space' : /[0-9]/.test(ch) ? 'digit' : 'char'
+      // getProximateChar: letters and digits have neighbours; the index may fall one past the list
+      if (!TERMINATION.has(ch) && /[a-z0-9]/i.test(ch)) {
+        const neighbours = 6
+        if (rand(0, neighbours) < neighbours && chance(5)) {
+          press(/[0-9]/.test(ch) ? 'digit' : 'char', rand(5, 15))
+          wait(100, 200)
+          press('back', rand(5, 15))
+          wait(150, 400)
+        }
+      }
+      if (PUNCTUATION.has(ch)) wait(50, 100)
+      press(kc, rand(5, 15))
+      wait(50, 150)
+      if (TERMINATION.has(ch)) wait(100, 1000)
+      if (PUNCTUATION.has(ch)) wait(50, 500)
+      if ((position % 6 === 0 || position % 10 === 0) && chance(100)) wait(50, 500)
+      position++
+    }
+    wait(500, 1000)
+    t += rng.uniform(200, 5000)
+  }
+  return finishEvents(events, rng.pick([1, 10]))
+}

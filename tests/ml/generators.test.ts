@@ -287,3 +287,18 @@ describe('capture augmentation', () => {
     expect(out[out.length - 1]!.t).toBe(line[line.length - 1]!.t)
   })
 })
+
+describe('random capture profiles', () => {
+  it('applyCapture leaves a valid session that honours the drawn profile', async () => {
+    const { applyCapture, randomCaptureProfile } = await import('../../ml/generators')
+    const src = humanSession(createRng(33))
+    const rng = createRng(8)
+    for (let i = 0; i < 20; i++) {
+      const profile = randomCaptureProfile(rng)
+      const out = applyCapture(rng, src, profile)
+      expect(ingestProblems(out)).toEqual([])
+      for (const f of profile.strip) expect(out.some((e) => f in e)).toBe(false)
+      if (profile.stepMs) for (const e of out) expect(Math.abs(e.t / profile.stepMs - Math.round(e.t / profile.stepMs))).toBeLessThan(1e-6)
+    }
+  })
+})
