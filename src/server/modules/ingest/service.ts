@@ -174,8 +174,12 @@ export async function ingestBatch(db: Db, input: IngestInput): Promise<IngestOut
     checkAdmissible(head, quota, input.now)
     const evidence = await sessionEvidence(tx, input, batch, head, stored)
     const scored = score({ signals: evidence.signals, clientFeatures: input.body.features, replayed: evidence.replayed })
-    const quotaAfter = head.inserted ? await claimSession(tx, input.orgId, input.now, quota) : quota
-    const result = await storeBatch(tx, input, batch, head, evidence.print, scored)
+    // Sent together, the claim last: the counter row is locked only until the commit right after it,
+    // and a refused claim rolls the stored batch back.
+    const [result, quotaAfter] = await Promise.all([
+      storeBatch(tx, input, batch, head, evidence.print, scored),
+      head.inserted ? claimSession(tx, input.orgId, input.now, quota) : quota,
+    ])
     return { result, accepted: batch.signals.length, quota: quotaAfter }
   })
 }
