@@ -59,6 +59,8 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
   const hesitate = rng.chance(0.6) ? 0 : rng.uniform(20, 300)
   const waitForClick = rng.chance(0.6) ? 0 : rng.uniform(20, 150)
   const moveDelay = rng.chance(0.7) ? 2000 : rng.uniform(0, 5000)
+  const randomMoves = rng.chance(0.25)
+  const scrollSpeed = rng.chance(0.5) ? 100 : rng.pick([10, 20, 40, 60, 80, 95])
   const rtt = roundTrip(rng)
   const extra = extraSleep(rng)
   const threshold = 500
@@ -76,6 +78,13 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
   }
   return {
     moveTo(visit, dest, box) {
+      // createCursor(page, start, performRandomMoves = true): idle moves to random page points, each followed by moveDelay × random
+      if (randomMoves) {
+        for (let i = rng.int(0, 2); i > 0; i--) {
+          play(visit, { x: rng.next() * visit.viewport.w, y: rng.next() * visit.viewport.h })
+          visit.sleep(2000 * rng.next())
+        }
+      }
       const to = box ? { ...dest, width: box.width, height: box.height } : dest
       if (dist(visit.pos, dest) > threshold) {
         const over = withSeededGlobals(rng, () => visit.t, () => ghostOvershoot(dest, radius))
@@ -92,10 +101,28 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
     hold: () => waitForClick + rtt(),
     hesitate: () => hesitate + rtt(),
     sleep: () => moveDelay * rng.next() + extra(),
-    scroll: rng.chance(0.5) ? (visit) => scriptedScroll(rng, visit) : undefined,
+    scroll: rng.chance(0.5) ? (visit) => ghostScroll(rng, visit, scrollSpeed, rtt) : undefined,
     type: rng.chance(0.4) ? driverTyping(rng, rtt) : undefined,
     hover: 0.1,
   }
+}
+
+/**
+ * GhostCursor.scroll(delta, { scrollSpeed }): wheel events of `scrollSpeed` px
+ * (below 90), or few large ones (90–100; 100, the default, is one event for the
+ * whole distance), the remainder added to the last, then scrollDelay 200 ms.
+ */
+function ghostScroll(rng: Rng, visit: Visit, scrollSpeed: number, rtt: () => number): void {
+  const distance = rng.int(100, 3000)
+  const sign = rng.chance(0.8) ? 1 : -1
+  const step = scrollSpeed < 90 ? scrollSpeed : 90 + ((scrollSpeed - 90) * (distance - 90)) / 10
+  const steps = Math.max(1, Math.floor(distance / step))
+  const remainder = distance % step
+  for (let i = 0; i < steps; i++) {
+    visit.sleep(rtt())
+    visit.wheel(sign * (step + (i === steps - 1 ? remainder : 0)))
+  }
+  visit.sleep(200)
 }
 
 // ---------------------------------------------------------- ghost-cursor-playwright
