@@ -1,18 +1,25 @@
-// bun run bench/scoring.ts — time feature extraction and M3 inference on
-// sessions of 2,000 signals (synthetic humans, concatenated to length).
+// bun run bench/scoring.ts — time the server's features and M4 inference on
+// sessions of 2,000 signals (real SapiMouse windows cut to length, plus
+// synthetic page sessions with keys and scrolls, concatenated to length).
 import { loadavg } from 'node:os'
 import { extractFeatures } from '../src/scoring/features'
-import { humanProbability } from '../src/scoring/inference'
-import { M3_MODEL as model, scoreSession, trajectoryFingerprint } from '../src/scoring/service'
+import { sessionEvidenceOf } from '../src/scoring/evidence'
+import { MODEL as model, scoreSession, trajectoryFingerprint } from '../src/scoring/service'
+import { sessionFeatures } from '../src/scoring/session-features'
 import type { Signal } from '../src/scoring/signals'
 import { sessionFor } from '../ml/training/pipeline'
+import { loadReal } from '../ml/data/load'
 
 const SIGNALS = 2000
 const SESSIONS = 200
 const ROUNDS = 5
 const WARMUP_ROUNDS = 5
 
+const sapi = loadReal('sapimouse')
+
 function sessionOf(length: number, start: number): Signal[] {
+  // even sessions: a real SapiMouse window (≈ 2,200 signals) cut to length; odd: synthetic pages with every modality
+  if (start % 2 === 0) return sapi[(start / 2) % sapi.length].signals.slice(0, length)
   const out: Signal[] = []
   let offset = 0
   for (let i = start; out.length < length; i++) {
@@ -39,13 +46,13 @@ function time(label: string, run: (s: Signal[], f: number[]) => unknown, session
   console.log(`| ${label} | ${q(0.5)} | ${q(0.99)} | ${mean} |`)
 }
 
-const sessions = Array.from({ length: SESSIONS }, (_, i) => sessionOf(SIGNALS, i * 20))
+const sessions = Array.from({ length: SESSIONS }, (_, i) => sessionOf(SIGNALS, i % 2 ? i * 20 + 1 : i))
 const features = sessions.map((s) => extractFeatures(s))
 
 console.log(`${SESSIONS} sessions × ${SIGNALS} signals, ${ROUNDS} rounds, Bun ${Bun.version}; µs per session; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`)
 console.log('| step | p50 | p99 | mean |\n|---|---:|---:|---:|')
-time('extractFeatures', (s) => extractFeatures(s), sessions, features)
-time('inference (200 trees + calibration)', (_, f) => humanProbability(model, f), sessions, features)
-time('extractFeatures + inference', (s) => humanProbability(model, extractFeatures(s)), sessions, features)
-time('scoreSession (features, integrity checks, reasons)', (s, f) => scoreSession({ signals: s, clientFeatures: f }), sessions, features)
+time('sessionFeatures (the model\'s features)', (s) => sessionFeatures(s), sessions, features)
+time('sessionFeatures + inference (all modalities, reasons)', (s, f) => sessionEvidenceOf(model, sessionFeatures(s), f), sessions, features)
+time('extractFeatures (34-number vector, for the SDK check)', (s) => extractFeatures(s), sessions, features)
+time('scoreSession (everything: both feature sets, checks, verdict)', (s, f) => scoreSession({ signals: s, clientFeatures: f }), sessions, features)
 time('trajectoryFingerprint', (s) => trajectoryFingerprint(s), sessions, features)

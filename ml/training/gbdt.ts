@@ -51,13 +51,25 @@ type Split = { feature: number; bin: number; gain: number }
 
 const score = (g: number, h: number, lambda: number) => (g * g) / (h + lambda)
 
-export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[], p: GbdtParams): FittedGbdt {
+/**
+ * `weights` (optional, default 1) scale each row's gradient and hessian.
+ * Internal nodes keep the value they would have as leaves: inference reads
+ * only leaves, and the difference along a path is each split's contribution
+ * (Saabas), which names what drove a score.
+ */
+export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[], p: GbdtParams, weights?: readonly number[]): FittedGbdt {
   const n = x.length
   const d = x[0].length
   const thr = Array.from({ length: d }, (_, f) => thresholds(x.map((r) => r[f]), p.bins))
   const bins = thr.map((t, f) => Uint16Array.from(x, (r) => binOf(r[f], t)))
-  const positives = y.reduce((s, v) => s + v, 0)
-  const base = Math.log(Math.max(1, positives) / Math.max(1, n - positives))
+  const w = weights ?? new Array<number>(n).fill(1)
+  let positives = 0
+  let total = 0
+  for (let i = 0; i < n; i++) {
+    positives += y[i] * w[i]
+    total += w[i]
+  }
+  const base = weights ? Math.log(positives / (total - positives)) : Math.log(Math.max(1, positives) / Math.max(1, n - positives))
   const margin = new Float64Array(n).fill(base)
   const grad = new Float64Array(n)
   const hess = new Float64Array(n)
@@ -99,8 +111,8 @@ export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[],
   for (let t = 0; t < p.trees; t++) {
     for (let i = 0; i < n; i++) {
       const q = 1 / (1 + Math.exp(-margin[i]))
-      grad[i] = q - y[i]
-      hess[i] = Math.max(q * (1 - q), 1e-12)
+      grad[i] = (q - y[i]) * w[i]
+      hess[i] = Math.max(q * (1 - q), 1e-12) * w[i]
     }
     const sample: number[] = []
     for (let i = 0; i < n; i++) if (rng.next() < p.subsample) sample.push(i)
@@ -129,7 +141,7 @@ export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[],
       const right = rows.filter((r) => col[r] > split.bin)
       tree.feature[id] = split.feature
       tree.threshold[id] = thr[split.feature][split.bin]
-      tree.value[id] = 0
+      if (!weights) tree.value[id] = 0
       splitBin[id] = split.bin
       tree.left[id] = grow(left, depth + 1)
       tree.right[id] = grow(right, depth + 1)

@@ -4,7 +4,7 @@
 // (ingest's lookup in `sessions`), and it is scored by the service (model +
 // integrity checks) with any model. Each session arrives as one batch.
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
-import type { M3Model } from '../../src/scoring/inference'
+import type { M4Model } from '../../src/scoring/inference'
 import { type ScoreResult, type SessionEvidence, judgeEvidence, sessionEvidence, trajectoryFingerprint } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 
@@ -36,6 +36,6 @@ export function streamEvidence(sessions: Iterable<StreamSession>): StreamEntry[]
 }
 
 /** what scoreSession would answer for each session of the stream, with `model` in place of the shipped one */
-export function scoreStream(model: M3Model, entries: readonly StreamEntry[]): ScoreResult[] {
+export function scoreStream(model: M4Model, entries: readonly StreamEntry[]): ScoreResult[] {
   return entries.map((e) => judgeEvidence(model, e.evidence))
 }

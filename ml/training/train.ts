@@ -1,32 +1,39 @@
-// npm run train — generate the synthetic data set, fit the M3 trees and the
-// calibration, write model/<version>.json. Same seed → byte-identical file.
-// `npm run train -- --check` retrains and fails if the committed file differs.
+// npm run train — the M4 model from real recordings (ml/training/real.ts):
+// held-out models per human fold and per bot family give the margins the
+// calibration is fitted on; the shipped ensembles are then fitted on
+// everything. Writes src/scoring/model/<version>.json; the same data and
+// seed give the same file. `npm run train -- --check` retrains and fails if
+// the committed file differs (it depends on ml/generators as committed).
 import { readFileSync, writeFileSync } from 'node:fs'
-import { humanProbability } from '../../src/scoring/inference'
-import { rocAuc } from './metrics'
-import { DATASET_SIZE, MODEL_VERSION_TAG, TRAINING_SEED, buildDataset, serializeModel, trainModel } from './pipeline'
+import { M4_PARAMS, M4_SEED, M4_VERSION, PERTURBATIONS_NOTE, assemble, botSources, buildRows, calibrate, fitEnsemble, serializeM4, trainHeldOut } from './real'
 
-const path = new URL(`../../src/scoring/model/${MODEL_VERSION_TAG}.json`, import.meta.url)
+const path = new URL(`../../src/scoring/model/${M4_VERSION}.json`, import.meta.url)
 const started = performance.now()
-const samples = buildDataset(TRAINING_SEED, DATASET_SIZE)
-const generated = performance.now()
-const model = trainModel(samples, { version: MODEL_VERSION_TAG, seed: TRAINING_SEED })
+const log = (s: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0)} s] ${s}`)
 
-const test = samples.filter((s) => s.split === 'test')
-const humans = test.filter((s) => s.human).map((s) => humanProbability(model, s.features))
-const families = [...new Set(test.filter((s) => !s.human).map((s) => s.family))]
-model.training.dataset = { ...DATASET_SIZE, source: 'synthetic, ml/synth', split: '60% train / 20% calibration / 20% test' }
-model.training.test_auc = Object.fromEntries(
-  families.map((f) => [f, Math.round(rocAuc(humans, test.filter((s) => s.family === f).map((s) => humanProbability(model, s.features))) * 1e4) / 1e4]),
-)
-const text = serializeModel(model)
+const sources = await botSources()
+const rows = await buildRows(M4_SEED, sources)
+log(`${rows.length} rows (${rows.filter((r) => r.human).length} real-human windows)`)
+const held = trainHeldOut(rows, M4_SEED, log)
+const cal = { pointer: calibrate(rows, held, 'pointer'), vector: calibrate(rows, held, 'vector') }
+const counts: Record<string, number> = {}
+for (const r of rows) counts[r.family] = (counts[r.family] ?? 0) + 1
+const model = assemble(M4_VERSION, fitEnsemble(rows, 'pointer', () => true, M4_SEED), fitEnsemble(rows, 'vector', () => true, M4_SEED), cal, {
+  seed: M4_SEED,
+  params: M4_PARAMS,
+  humans: 'real: SapiMouse (81 people, windows of 5–60 s), DELBOT humans (5 recording setups); no synthetic humans',
+  bots: sources.map((s) => `${s.family} (${s.source})`),
+  negatives: PERTURBATIONS_NOTE,
+  augmentation: 'optional fields stripped; 60% of copies re-captured (integer ms, 16.7/100 ms timers, 60/120/240 Hz)',
+  calibration: 'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family',
+  rows: counts,
+})
+const text = serializeM4(model)
 
 if (process.argv.includes('--check')) {
   const same = readFileSync(path, 'utf8') === text
-  console.log(same ? `${MODEL_VERSION_TAG}.json is reproducible` : `${MODEL_VERSION_TAG}.json differs from a fresh training run`)
+  console.log(same ? `${M4_VERSION}.json is reproducible` : `${M4_VERSION}.json differs from a fresh training run`)
   process.exit(same ? 0 : 1)
 }
 writeFileSync(path, text)
-console.log(`${samples.length} sessions generated in ${((generated - started) / 1000).toFixed(1)} s, trained in ${((performance.now() - generated) / 1000).toFixed(1)} s`)
-console.log(`wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), calibration a=${model.calibration.a.toFixed(4)} b=${model.calibration.b.toFixed(4)}`)
-console.log('test-split AUC per family:', model.training.test_auc)
+log(`wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), pointer calibration a=${cal.pointer.a.toFixed(4)} b=${cal.pointer.b.toFixed(4)}`)

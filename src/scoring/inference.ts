@@ -17,7 +17,7 @@ export type M3Model = {
   trees: Tree[]
 }
 
-export function treeMargin(model: Pick<M3Model, 'base_score' | 'trees'>, x: readonly number[]): number {
+export function treeMargin(model: Pick<M3Model, 'base_score' | 'trees'>, x: ArrayLike<number>): number {
   let margin = model.base_score
   for (const tree of model.trees) {
     let node = 0
@@ -32,4 +32,46 @@ export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z))
 export function humanProbability(model: M3Model, x: readonly number[]): number {
   const { a, b } = model.calibration
   return sigmoid(a * treeMargin(model, x) + b)
+}
+
+/** a tree ensemble over named features; margin = log-odds that the session is human */
+export type TreeEnsemble = { feature_names: string[]; base_score: number; trees: Tree[]; calibration: { method: 'platt'; a: number; b: number } }
+
+/**
+ * The M4 model (model/m4-*.json): one calibrated ensemble for the pointer
+ * features of the stored signals (session-features.ts) and one for the
+ * pointer part of the 34-number client vector (scoreFeatures without
+ * signals). Keyboard, scroll, touch and click evidence are rules
+ * (evidence.ts), so they have no trees.
+ */
+export type M4Model = {
+  model_version: string
+  target: string
+  pointer: TreeEnsemble
+  vector_pointer: TreeEnsemble & { feature_index: number[] }
+  training: Record<string, unknown>
+}
+
+/** calibrated log-odds: a·margin + b */
+export function calibratedLogit(e: TreeEnsemble, x: ArrayLike<number>): number {
+  return e.calibration.a * treeMargin(e, x as readonly number[]) + e.calibration.b
+}
+
+/**
+ * Per-feature contributions to the margin (Saabas): along each tree's path,
+ * the change of node value at a split is credited to the split's feature.
+ * Needs trees whose internal nodes keep their values (M4 trees do).
+ */
+export function treeContributions(e: Pick<TreeEnsemble, 'trees' | 'feature_names'>, x: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(e.feature_names.length)
+  for (const tree of e.trees) {
+    let node = 0
+    while (tree.feature[node] >= 0) {
+      const f = tree.feature[node]
+      const next = x[f] <= tree.threshold[node] ? tree.left[node] : tree.right[node]
+      out[f] += tree.value[next] - tree.value[node]
+      node = next
+    }
+  }
+  return out
 }

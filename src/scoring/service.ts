@@ -1,13 +1,17 @@
-// M3 scoring as the ingest module and the demo endpoint use it. The model
-// gives m3_score = P(human) from the feature vector; hcs is m3_score × 100,
-// capped by every integrity check that fails (checks the model cannot make
-// from one vector). docs/scoring.md has the caps, thresholds and reasons.
-import { FEATURE_INDEX as F, FEATURE_VERSION, FEATURE_WINDOW, NO_DATA, clampFeature, extractFeatures } from './features'
+// M4 scoring as the ingest module and the demo endpoint use it. Each
+// modality the session has gives evidence in log-odds (evidence.ts): pointer
+// from calibrated trees over the stored signals (session-features.ts),
+// keyboard, scroll, touch and clicks from rules. m3_score = sigmoid(sum); a
+// modality without data adds nothing. hcs is m3_score × 100, capped by every
+// integrity check that fails. docs/scoring.md has the method, caps,
+// thresholds and reason codes.
+import { FEATURE_INDEX as F, FEATURE_WINDOW, clampFeature, extractFeatures } from './features'
+import { type Evidence, type Modality, sessionEvidenceOf, vectorEvidenceOf } from './evidence'
 import { trajectoryFingerprint } from './fingerprint'
-import { type M3Model, humanProbability } from './inference'
+import { type M4Model, sigmoid } from './inference'
 import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
-import modelJson from './model/m3-2026.11.0.json'
-import { behaviourReasons } from './reasons'
+import modelJson from './model/m4-2026.11.0.json'
+import { type SessionFeatures, sessionFeatures } from './session-features'
 import type { Signal } from './signals'
 
 export type Verdict = 'human_verified' | 'suspicious' | 'bot' | 'insufficient_data'
@@ -32,27 +36,17 @@ export interface SessionScoreInput {
 }
 
 /** the shipped model, as committed */
-export const M3_MODEL = modelJson as unknown as M3Model
-if (M3_MODEL.feature_version !== FEATURE_VERSION) {
-  throw new Error(`model ${M3_MODEL.model_version} was trained on features v${M3_MODEL.feature_version}, extractor is v${FEATURE_VERSION}`)
-}
+export const MODEL = modelJson as unknown as M4Model
+/** the shipped model under its earlier name */
+export const M3_MODEL = MODEL
 
-export const MODEL_VERSION: string = M3_MODEL.model_version
+export const MODEL_VERSION: string = MODEL.model_version
 export { trajectoryFingerprint }
 
 const HUMAN_VERIFIED_MIN = 70
 const BOT_BELOW = 30
-/** fewer pointer moves + key downs + scrolls than this (and no measured swipe) is too little to judge */
-const MIN_INTERACTIONS = 10
 
 const REPLAYED: Finding = { code: 'replayed_trajectory', cap: 10 }
-
-function interactions(f: readonly number[]): number {
-  const count = (i: number) => Math.round(Math.expm1(Math.max(0, f[i])))
-  return count(F.ptr_moves_log) + count(F.key_downs_log) + count(F.scroll_events_log)
-}
-
-const sufficient = (f: readonly number[]) => interactions(f) >= MIN_INTERACTIONS || f[F.swipe_peak_time_share] !== NO_DATA
 
 export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
   if (!enoughInteraction) return 'insufficient_data'
@@ -60,24 +54,43 @@ export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
 }
 
 /**
- * What scoreSession decides before the model runs: the vector the trees score
- * and the integrity checks that failed; null for a malformed client vector
- * (no trees run). None of it depends on the model.
+ * What scoreSession decides before the model runs: the server's 34-number
+ * vector, the per-modality features of the stored signals (null when only a
+ * client vector was sent) and the integrity checks that failed; null for a
+ * malformed client vector (nothing runs). None of it depends on the model.
  */
-export type SessionEvidence = { features: number[]; findings: Finding[] } | null
+export type SessionEvidence = { features: number[]; session: SessionFeatures | null; findings: Finding[] } | null
 
-/** the model's score capped by every failed check, the verdict and the reasons */
-export function judgeEvidence(model: M3Model, evidence: SessionEvidence): ScoreResult {
-  if (model.feature_version !== FEATURE_VERSION) throw new Error(`model ${model.model_version} was trained on features v${model.feature_version}, extractor is v${FEATURE_VERSION}`)
+const NATURAL: Partial<Record<Modality, string>> = {
+  pointer: 'pointer_dynamics_natural',
+  keyboard: 'typing_rhythm_natural',
+  scroll: 'scroll_behaviour_natural',
+}
+
+/** the evidence of every modality the session has (none: nothing to judge) */
+export function modalityEvidence(model: M4Model, evidence: NonNullable<SessionEvidence>): Evidence[] {
+  return evidence.session ? sessionEvidenceOf(model, evidence.session, evidence.features) : vectorEvidenceOf(model, evidence.features)
+}
+
+/** the summed evidence capped by every failed check, the verdict and the reasons */
+export function judgeEvidence(model: M4Model, evidence: SessionEvidence): ScoreResult {
   if (!evidence) return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
-  const { features, findings } = evidence
-  const m3 = humanProbability(model, features)
+  const { findings } = evidence
+  const evs = modalityEvidence(model, evidence)
+  let z = 0
+  for (const e of evs) z += e.z
+  const m3 = evs.length ? sigmoid(z) : 0.5
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10
   // A failed integrity check is evidence enough, however short the session.
-  const enough = sufficient(features) || findings.length > 0
+  const enough = evs.length > 0 || findings.length > 0
   const verdict = verdictFor(hcs, enough)
   const reasons = [...new Set(findings.map((x) => x.code))]
-  reasons.push(...behaviourReasons(features, verdict === 'human_verified'))
+  if (verdict === 'human_verified') {
+    for (const e of evs) if (e.z > 0 && !e.codes.length && NATURAL[e.modality]) reasons.push(NATURAL[e.modality]!)
+  } else {
+    // most damning modality first
+    for (const e of [...evs].sort((a, b) => a.z - b.z)) for (const c of e.codes) if (!reasons.includes(c)) reasons.push(c)
+  }
   if (!enough) reasons.push('insufficient_interaction')
   else if (!reasons.length) reasons.push('low_model_score')
   return { hcs, m3_score: Math.round(m3 * 1e4) / 1e4, verdict, reasons, model_version: model.model_version }
@@ -87,8 +100,8 @@ export function judgeEvidence(model: M3Model, evidence: SessionEvidence): ScoreR
 function foreignEvidence(features: readonly number[], extra: readonly Finding[]): SessionEvidence {
   if (!isFeatureVector(features)) return null
   const sanity = featureSanity(features)
-  // Clamped, so the trees see only what the extractor could have produced.
-  return { features: features.map(clampFeature), findings: sanity ? [sanity, ...extra] : [...extra] }
+  // Clamped, so the rules and trees see only what the extractor could have produced.
+  return { features: features.map(clampFeature), session: null, findings: sanity ? [sanity, ...extra] : [...extra] }
 }
 
 /** everything scoreSession checks, without the model (evaluation scores it with other models) */
@@ -99,20 +112,21 @@ export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
     const untrusted = isFeatureVector(clientFeatures) ? untrustedVectorFinding(clientFeatures[F.untrusted_share]) : undefined
     return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
-  const features = extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
+  const recent = signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals
+  const features = extractFeatures(recent)
   const mismatch = featureMismatch(clientFeatures, features)
-  return { features, findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
+  return { features, session: sessionFeatures(recent), findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
 }
 
-/** scoreSession with another model (the leave-one-family-out models of `npm run eval`); ingest uses scoreSession */
-export function scoreSessionWith(model: M3Model, input: SessionScoreInput): ScoreResult {
+/** scoreSession with another model (the held-out models of `npm run eval`); ingest uses scoreSession */
+export function scoreSessionWith(model: M4Model, input: SessionScoreInput): ScoreResult {
   return judgeEvidence(model, sessionEvidence(input))
 }
 
 export function scoreFeatures(features: readonly number[]): ScoreResult {
-  return judgeEvidence(M3_MODEL, foreignEvidence(features, []))
+  return judgeEvidence(MODEL, foreignEvidence(features, []))
 }
 
 export function scoreSession(input: SessionScoreInput): ScoreResult {
-  return scoreSessionWith(M3_MODEL, input)
+  return scoreSessionWith(MODEL, input)
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { extractFeatures } from '../../src/scoring/features'
-import type { M3Model } from '../../src/scoring/inference'
+import type { M4Model } from '../../src/scoring/inference'
 import { M3_MODEL, scoreSession, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { replaySession } from '../../ml/synth/bots'
@@ -31,7 +31,7 @@ describe('scoreSessionWith', () => {
 
   it('uses the model it is given', () => {
     const signals = sessionFor(SEED, 'human', 1)
-    const doubter: M3Model = { ...M3_MODEL, model_version: 'test-doubter', calibration: { method: 'platt', a: 0, b: -20 } }
+    const doubter: M4Model = { ...M3_MODEL, model_version: 'test-doubter', pointer: { ...M3_MODEL.pointer, calibration: { method: 'platt', a: 0, b: -40 } } }
     const r = scoreSessionWith(doubter, { signals, clientFeatures: extractFeatures(signals) })
     expect(r.model_version).toBe('test-doubter')
     expect(r.m3_score).toBe(0)

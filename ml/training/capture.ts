@@ -1,0 +1,105 @@
+// Capture differences between browsers and loggers, applied to recorded
+// sessions: fields some browsers do not send, timer resolution, pointer rate.
+// Training applies them to humans and bots alike (so no capture setting
+// becomes evidence for either class); eval measures real humans under each.
+import type { Signal } from '../../src/scoring/signals'
+import type { Rng } from '../synth/prng'
+
+export type Capture = 'as_recorded' | 'stripped' | 'integer_ms' | 'timer_16.7' | 'timer_100' | 'rate_60' | 'rate_120' | 'rate_240'
+export const CAPTURES: readonly Capture[] = ['as_recorded', 'stripped', 'integer_ms', 'timer_16.7', 'timer_100', 'rate_60', 'rate_120', 'rate_240']
+
+/** without the fields many loggers and Safari do not give: n, ox/oy, sc, tr */
+export function stripOptional(signals: readonly Signal[]): Signal[] {
+  return signals.map(({ n: _n, ox: _ox, oy: _oy, sc: _sc, tr: _tr, ...rest }) => rest)
+}
+
+/** timestamps floored to a timer of `ms` resolution (16.7: a frame clock; 100: resistFingerprinting) */
+export function quantiseTime(signals: readonly Signal[], ms: number): Signal[] {
+  return signals.map((s) => ({ ...s, t: Math.floor(s.t / ms + 1e-9) * ms }))
+}
+
+const isPos = (s: Signal) => s.k === 'mm' || s.k === 'tm'
+
+/**
+ * Pointer moves at another rate: fewer moves by keeping one per period; more
+ * by a Catmull–Rom spline through the recorded ones (what a faster pointer
+ * would have reported between them, without inventing new corrections).
+ * Only runs of consecutive moves closer than 100 ms are resampled.
+ */
+export function resampleRate(signals: readonly Signal[], hz: number): Signal[] {
+  const period = 1000 / hz
+  const out: Signal[] = []
+  let run: Signal[] = []
+  const flush = () => {
+    if (run.length < 2) {
+      out.push(...run)
+      run = []
+      return
+    }
+    const t0 = run[0].t
+    const t1 = run[run.length - 1].t
+    let j = 0
+    for (let at = t0; at <= t1 + 1e-9; at += period) {
+      while (j < run.length - 2 && run[j + 1].t < at) j++
+      const a = run[Math.max(0, j - 1)]
+      const b = run[j]
+      const c = run[j + 1]
+      const d = run[Math.min(run.length - 1, j + 2)]
+      const u = c.t > b.t ? Math.min(1, Math.max(0, (at - b.t) / (c.t - b.t))) : 0
+      const cr = (p0: number, p1: number, p2: number, p3: number) =>
+        0.5 * (2 * p1 + (-p0 + p2) * u + (2 * p0 - 5 * p1 + 4 * p2 - p3) * u * u + (-p0 + 3 * p1 - 3 * p2 + p3) * u * u * u)
+      out.push({ ...b, t: Math.round(at * 10) / 10, x: Math.round(cr(a.x!, b.x!, c.x!, d.x!) * 10) / 10, y: Math.round(cr(a.y!, b.y!, c.y!, d.y!) * 10) / 10 })
+    }
+    run = []
+  }
+  for (const s of signals) {
+    if (isPos(s) && Number.isFinite(s.x) && Number.isFinite(s.y)) {
+      if (run.length && (s.t - run[run.length - 1].t > 100 || s.k !== run[0].k)) flush()
+      run.push(s)
+    } else {
+      flush()
+      out.push(s)
+    }
+  }
+  flush()
+  return out.sort((p, q) => p.t - q.t)
+}
+
+export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
+  switch (c) {
+    case 'as_recorded':
+      return [...signals]
+    case 'stripped':
+      return stripOptional(signals)
+    case 'integer_ms':
+      return quantiseTime(signals, 1)
+    case 'timer_16.7':
+      return quantiseTime(signals, 50 / 3)
+    case 'timer_100':
+      return quantiseTime(signals, 100)
+    case 'rate_60':
+      return resampleRate(signals, 60)
+    case 'rate_120':
+      return resampleRate(signals, 120)
+    case 'rate_240':
+      return resampleRate(signals, 240)
+  }
+}
+
+/** a training copy: stripped always, then one capture setting drawn at random (as recorded half the time) */
+export function augment(rng: Rng, signals: readonly Signal[]): Signal[] {
+  const stripped = stripOptional(signals)
+  const r = rng.next()
+  if (r < 0.4) return stripped
+  const c = CAPTURES[2 + Math.floor(rng.next() * (CAPTURES.length - 2))]
+  return applyCapture(stripped, c)
+}
+
+/** a sub-window of `seconds` starting at a random time, t rebased to 0 */
+export function window(rng: Rng, signals: readonly Signal[], seconds: number): Signal[] {
+  if (!signals.length) return []
+  const end = signals[signals.length - 1].t
+  const len = seconds * 1000
+  const start = end > len ? rng.uniform(signals[0].t, end - len) : signals[0].t
+  return signals.filter((s) => s.t >= start && s.t < start + len).map((s) => ({ ...s, t: Math.round((s.t - start) * 10) / 10 }))
+}

@@ -1,0 +1,314 @@
+// From recordings to the M4 model: real humans (SapiMouse, DELBOT) against
+// bots from every source we have, with capture augmentation, group k-fold
+// and Platt calibration on held-out real people. Shared by train.ts, eval.ts
+// and the tests. docs/scoring.md says why it is built this way.
+import { FEATURE_NAMES, NO_DATA, extractFeatures } from '../../src/scoring/features'
+import type { M4Model, TreeEnsemble } from '../../src/scoring/inference'
+import { sigmoid, treeMargin } from '../../src/scoring/inference'
+import { POINTER_FEATURE_NAMES, sessionFeatures } from '../../src/scoring/session-features'
+import type { Signal } from '../../src/scoring/signals'
+import { BOT_FAMILIES, type BotFamily } from '../synth/bots'
+import { type Rng, createRng, deriveSeed } from '../synth/prng'
+import { type RealSession, loadAllReal } from '../data/load'
+import { augment, stripOptional, window } from './capture'
+import { type GbdtParams, fitGbdt } from './gbdt'
+import { PERTURBATIONS, perturbSession } from './perturb'
+
+export const M4_VERSION = 'm4-2026.11.0'
+export const M4_SEED = 20261113
+export const FOLDS = 5
+
+/** the pointer part of the client vector the vector model reads: no click offsets (13), no `n` (31), no `sc` (33) */
+export const VECTOR_POINTER_INDEX = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14]
+
+export const M4_PARAMS: Omit<GbdtParams, 'seed'> = { trees: 150, depth: 4, learningRate: 0.08, minLeaf: 12, lambda: 2, subsample: 0.8, bins: 48 }
+
+/** synthetic bot families whose sessions move a pointer (the others are caught by rules: teleport, empty; replay by its fingerprint) */
+export const SYNTH_FAMILIES: readonly BotFamily[] = [
+  'linear_constant',
+  'bezier_constant',
+  'bezier_accelerating',
+  'bezier_minjerk',
+  'typing_fixed',
+  'typing_uniform',
+  'cdp_burst',
+  'untrusted',
+  'touch_scripted',
+]
+export const SYNTH_PER_FAMILY = 120
+
+export type BotSource = { family: string; source: 'synth' | 'delbot' | 'generator'; sessions: (seed: number) => Signal[][] }
+
+/** DELBOT human families, each one recording setup: one fold each */
+const DELBOT_HUMAN_FOLD: Record<string, number> = { human_pc1: 0, human_pc2_pad: 1, human_tel: 2, human_vm: 3, human_fast: 4 }
+
+function hashFold(s: string): number {
+  let h = 2166136261
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619)
+  return (h >>> 0) % FOLDS
+}
+
+/** the k-fold a real human belongs to: SapiMouse by user, DELBOT by family */
+export const humanFold = (s: RealSession) => (s.source === 'sapimouse' ? hashFold(s.user) : DELBOT_HUMAN_FOLD[s.family])
+
+export type Row = {
+  human: 0 | 1
+  /** sapimouse, a DELBOT family, or a bot family */
+  family: string
+  source: string
+  /** human rows and the negatives perturbed from them: the person's k-fold; other bot rows: -1 (bots are held out by family) */
+  fold: number
+  weight: number
+  pointer: number[] | null
+  vector: number[] | null
+}
+
+function featuresOf(signals: readonly Signal[]): Pick<Row, 'pointer' | 'vector'> {
+  const v = extractFeatures(signals)
+  return { pointer: sessionFeatures(signals).pointer, vector: v[1] === NO_DATA ? null : VECTOR_POINTER_INDEX.map((i) => v[i]) }
+}
+
+/** the bot sources: synthetic families, DELBOT's real bots, and the generator libraries when ml/generators provides them */
+export async function botSources(): Promise<BotSource[]> {
+  const out: BotSource[] = SYNTH_FAMILIES.map((family) => ({
+    family,
+    source: 'synth' as const,
+    sessions: (seed: number) => Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => BOT_FAMILIES[family](createRng(deriveSeed(seed, family, i)))),
+  }))
+  const delbot = loadAllReal().filter((s) => s.label === 'bot')
+  for (const family of [...new Set(delbot.map((s) => s.family))].sort()) {
+    out.push({ family, source: 'delbot', sessions: () => delbot.filter((s) => s.family === family).map((s) => s.signals) })
+  }
+  out.push(...(await generatorSources()), ...(await stitchedSource()))
+  return out
+}
+
+/** SapiMouse windows of different people, stitched stroke by stroke (ml/generators/stitch.ts) */
+async function stitchedSource(): Promise<BotSource[]> {
+  try {
+    const gen = (await import('../generators/index')) as unknown as { stitchStrokes?: (rng: Rng, s: Signal[][], o: { people: string[] }) => Signal[] }
+    const stitch = gen.stitchStrokes
+    if (!stitch) return []
+    const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
+    return [
+      {
+        family: 'stitched_human',
+        source: 'generator' as const,
+        sessions: (seed: number) =>
+          Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => {
+            const rng = createRng(deriveSeed(seed, 'stitched', i))
+            const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)])
+            return stitch(rng, pick.map((s) => s.signals), { people: pick.map((s) => s.user) })
+          }),
+      },
+    ]
+  } catch {
+    return []
+  }
+}
+
+type GeneratedFamily = { name: string; kind: 'bot' | 'human'; modality: string; make: (rng: Rng) => Signal[] }
+
+/** ml/generators (written alongside): families built on the public generator libraries, typing bots and real-figure typists */
+export async function generatedFamilies(): Promise<GeneratedFamily[]> {
+  try {
+    const gen = (await import('../generators/index')) as unknown as { GENERATOR_FAMILIES?: readonly GeneratedFamily[] }
+    return [...(gen.GENERATOR_FAMILIES ?? [])]
+  } catch {
+    return []
+  }
+}
+
+/** the generated bot families that move a pointer (the keyboard-only ones are judged by the keyboard rules, not trained on) */
+async function generatorSources(): Promise<BotSource[]> {
+  return (await generatedFamilies())
+    .filter((g) => g.kind === 'bot' && g.modality !== 'keyboard')
+    .map((g) => ({
+      family: g.name,
+      source: 'generator' as const,
+      sessions: (seed: number) => Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(seed, `gen:${g.name}`, i)))),
+    }))
+}
+
+/** copies per real session, and the window lengths (s) cut from SapiMouse's 60 s windows to look like page visits */
+const SAPI_COPIES = 3
+const DELBOT_COPIES = 2
+const BOT_COPIES_DELBOT = 2
+
+export async function buildRows(seed: number, sources: readonly BotSource[]): Promise<Row[]> {
+  const rng = createRng(deriveSeed(seed, 'rows', 0))
+  const rows: Row[] = []
+  const humans = loadAllReal().filter((s) => s.label === 'human')
+  for (const s of humans) {
+    const copies = s.source === 'sapimouse' ? SAPI_COPIES : DELBOT_COPIES
+    for (let c = 0; c < copies; c++) {
+      const base = s.source === 'sapimouse' ? window(rng, s.signals, rng.uniform(5, 60)) : s.signals
+      const f = featuresOf(augment(rng, base))
+      rows.push({ human: 1, family: s.source === 'sapimouse' ? 'sapimouse' : s.family, source: s.source, fold: humanFold(s), weight: 0, ...f })
+    }
+    // one contrastive negative per real session, in the same fold as its person (perturb.ts)
+    const kind = PERTURBATIONS[rng.int(0, PERTURBATIONS.length - 1)]
+    const base = s.source === 'sapimouse' ? window(rng, s.signals, rng.uniform(5, 60)) : s.signals
+    rows.push({ human: 0, family: `perturbed_${kind}`, source: 'perturbed', fold: humanFold(s), weight: 0, ...featuresOf(augment(rng, perturbSession(rng, base, kind))) })
+  }
+  for (const src of sources) {
+    const copies = src.source === 'delbot' ? BOT_COPIES_DELBOT : 1
+    for (const signals of src.sessions(seed)) {
+      for (let c = 0; c < copies; c++) rows.push({ human: 0, family: src.family, source: src.source, fold: -1, weight: 0, ...featuresOf(augment(rng, signals)) })
+    }
+  }
+  return rows
+}
+
+/**
+ * Class-balanced weights: humans and bots weigh the same in total; among
+ * humans SapiMouse half and the DELBOT families the other half (equal per
+ * family); among bots every family the same.
+ */
+export function weigh(rows: readonly Row[], has: (r: Row) => boolean): number[] {
+  const count = new Map<string, number>()
+  const key = (r: Row) => `${r.human}:${r.family}`
+  for (const r of rows) if (has(r)) count.set(key(r), (count.get(key(r)) ?? 0) + 1)
+  const delbotHumanFamilies = new Set(rows.filter((r) => r.human && r.source === 'delbot' && has(r)).map((r) => r.family)).size
+  const botFamilies = new Set(rows.filter((r) => !r.human && has(r)).map((r) => r.family)).size
+  return rows.map((r) => {
+    if (!has(r)) return 0
+    const n = count.get(key(r))!
+    if (!r.human) return 1 / botFamilies / n
+    if (r.family === 'sapimouse') return 0.5 / n
+    return 0.5 / delbotHumanFamilies / n
+  })
+}
+
+export type Ensemble = Omit<TreeEnsemble, 'calibration'>
+export type Kind = 'pointer' | 'vector'
+
+export function fitEnsemble(rows: readonly Row[], kind: Kind, keep: (r: Row) => boolean, seed: number, params = M4_PARAMS): Ensemble {
+  const used = rows.filter((r) => keep(r) && r[kind] !== null)
+  const w = weigh(used, () => true)
+  // rescale so the mean weight is 1 (minLeaf and lambda keep their meaning)
+  const scale = used.length / w.reduce((a, b) => a + b, 0)
+  const fitted = fitGbdt(
+    used.map((r) => r[kind]!),
+    used.map((r) => r.human),
+    { ...params, seed },
+    w.map((v) => v * scale),
+  )
+  const names = kind === 'pointer' ? [...POINTER_FEATURE_NAMES] : VECTOR_POINTER_INDEX.map((i) => FEATURE_NAMES[i])
+  return { feature_names: names, base_score: fitted.base, trees: fitted.trees }
+}
+
+/** weighted Platt scaling (logistic regression of the label on the margin): Newton's method with step halving */
+export function fitWeightedPlatt(margins: readonly number[], labels: readonly number[], weights: readonly number[]): { a: number; b: number } {
+  const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)))
+  const loss = (a: number, b: number) => {
+    let s = 0
+    for (let i = 0; i < margins.length; i++) {
+      const z = a * margins[i] + b
+      s += weights[i] * (labels[i] ? softplus(-z) : softplus(z))
+    }
+    return s
+  }
+  let a = 1
+  let b = 0
+  let current = loss(a, b)
+  for (let iter = 0; iter < 100; iter++) {
+    let ga = 0
+    let gb = 0
+    let haa = 1e-9
+    let hab = 0
+    let hbb = 1e-9
+    for (let i = 0; i < margins.length; i++) {
+      const q = sigmoid(a * margins[i] + b)
+      const r = (q - labels[i]) * weights[i]
+      const h = q * (1 - q) * weights[i]
+      ga += r * margins[i]
+      gb += r
+      haa += h * margins[i] * margins[i]
+      hab += h * margins[i]
+      hbb += h
+    }
+    const det = haa * hbb - hab * hab
+    const da = -(hbb * ga - hab * gb) / det
+    const db = -(-hab * ga + haa * gb) / det
+    let step = 1
+    while (step > 1e-8 && loss(a + step * da, b + step * db) > current) step /= 2
+    if (step <= 1e-8) break
+    a += step * da
+    b += step * db
+    const next = loss(a, b)
+    if (current - next < 1e-10) break
+    current = next
+  }
+  return { a, b }
+}
+
+export type HeldOut = {
+  /** per human fold: models trained without that fold's people */
+  humanFold: Record<Kind, Ensemble>[]
+  /** per bot family: models trained without that family */
+  botFamily: Map<string, Record<Kind, Ensemble>>
+}
+
+export function trainHeldOut(rows: readonly Row[], seed: number, log: (s: string) => void = () => {}): HeldOut {
+  const humanFold: Record<Kind, Ensemble>[] = []
+  for (let f = 0; f < FOLDS; f++) {
+    const keep = (r: Row) => r.fold !== f
+    humanFold.push({ pointer: fitEnsemble(rows, 'pointer', keep, seed), vector: fitEnsemble(rows, 'vector', keep, seed) })
+    log(`  human fold ${f + 1}/${FOLDS}`)
+  }
+  const botFamily = new Map<string, Record<Kind, Ensemble>>()
+  // the perturbed negatives are a training device, not a bot family to hold out
+  const families = [...new Set(rows.filter((r) => !r.human && r.source !== 'perturbed').map((r) => r.family))]
+  for (const family of families) {
+    const keep = (r: Row) => r.human === 1 || r.family !== family
+    botFamily.set(family, { pointer: fitEnsemble(rows, 'pointer', keep, seed), vector: fitEnsemble(rows, 'vector', keep, seed) })
+    log(`  bot family ${family}`)
+  }
+  return { humanFold, botFamily }
+}
+
+/** the model that never saw this row: its human fold's, or its bot family's */
+export function heldOutFor(h: HeldOut, r: Pick<Row, 'human' | 'fold' | 'family'>, kind: Kind): Ensemble {
+  return r.fold >= 0 ? h.humanFold[r.fold][kind] : h.botFamily.get(r.family)![kind]
+}
+
+/** Platt on the held-out margins: every real human scored by a model that never saw that person, every bot by one that never saw its family */
+export function calibrate(rows: readonly Row[], h: HeldOut, kind: Kind): { a: number; b: number } {
+  const used = rows.filter((r) => r[kind] !== null)
+  const w = weigh(used, () => true)
+  const margins = used.map((r) => treeMargin(heldOutFor(h, r, kind), r[kind]!))
+  return fitWeightedPlatt(margins, used.map((r) => r.human), w.map((v) => v * used.length))
+}
+
+export function assemble(version: string, pointer: Ensemble, vector: Ensemble, cal: Record<Kind, { a: number; b: number }>, training: Record<string, unknown>): M4Model {
+  return {
+    model_version: version,
+    target: 'log-odds that the session is human, per modality (evidence.ts); pointer and vector_pointer are calibrated tree ensembles',
+    pointer: { ...pointer, calibration: { method: 'platt', ...cal.pointer } },
+    vector_pointer: { ...vector, calibration: { method: 'platt', ...cal.vector }, feature_index: [...VECTOR_POINTER_INDEX] },
+    training,
+    // trees last, so the file reads top-down
+  }
+}
+
+/** the model as committed: metadata indented, one tree per line */
+export function serializeM4(model: M4Model): string {
+  const tree = (t: unknown) => `      ${JSON.stringify(t)}`
+  const ens = (e: TreeEnsemble) => {
+    const { trees, ...meta } = e
+    return { ...meta, trees: `__trees_${trees.length}__` }
+  }
+  let text = JSON.stringify({ ...model, pointer: ens(model.pointer), vector_pointer: ens(model.vector_pointer) }, null, 2)
+  for (const e of [model.pointer, model.vector_pointer]) text = text.replace(`"__trees_${e.trees.length}__"`, `[\n${e.trees.map(tree).join(',\n')}\n    ]`)
+  return `${text}\n`
+}
+
+/** a ready model over held-out ensembles with the shared calibration (eval) */
+export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, { a: number; b: number }>, version: string): M4Model {
+  return assemble(version, e.pointer, e.vector, cal, {})
+}
+
+export { stripOptional }
+
+export const PERTURBATIONS_NOTE = 'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk) or moved onto a Bézier (perturb.ts)'

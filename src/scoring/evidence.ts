@@ -1,0 +1,215 @@
+// Per-modality evidence, in log-odds that the session is human. The service
+// adds up the evidence of the modalities the session has; a modality without
+// data gives nothing, so its absence never moves the score (docs/scoring.md,
+// "Modalities"). Pointer evidence comes from the calibrated trees; keyboard,
+// scroll, touch and click evidence are rules, because there is no real data
+// to train them on: the keyboard rules sit well outside the figures of 1,000
+// real typists (ml/data/real/README.md) and fire only on clear automation.
+import { FEATURE_INDEX as F, NO_DATA } from './features'
+import { type M4Model, type TreeEnsemble, calibratedLogit, treeContributions } from './inference'
+import type { ScrollStats, SessionFeatures, TypingStats } from './session-features'
+
+export type Modality = 'pointer' | 'keyboard' | 'scroll' | 'touch' | 'clicks' | 'timing'
+export type Evidence = { modality: Modality; z: number; codes: string[] }
+
+/** z at which a single modality alone reaches hcs 70 (sigmoid(0.85) ≈ 0.70) */
+const VERIFIED_Z = Math.log(0.7 / 0.3)
+
+/** what each pointer feature says when it pushes toward bot; the code of the largest push names the behaviour */
+const POINTER_CODE: Record<string, string> = {
+  strokes_log: 'pointer_unusual_speed',
+  straight_med: 'pointer_path_too_straight',
+  straight_p90: 'pointer_path_too_straight',
+  straight_share_99: 'pointer_path_too_straight',
+  deviation_med: 'pointer_path_too_straight',
+  turn_per_px_med: 'pointer_path_too_smooth',
+  wiggle_med: 'pointer_path_too_smooth',
+  jerk_med: 'pointer_path_too_smooth',
+  jerk_p10: 'pointer_path_too_smooth',
+  speed_cv_med: 'pointer_constant_velocity',
+  speed_cv_p10: 'pointer_constant_velocity',
+  speed_sd_between: 'pointer_constant_velocity',
+  peaks_per_s_med: 'pointer_no_corrections',
+  multi_peak_share: 'pointer_no_corrections',
+  homing_share_med: 'pointer_no_corrections',
+  end_speed_med: 'pointer_no_corrections',
+  peak_share_med: 'pointer_unnatural_velocity_profile',
+  peak_share_sd: 'pointer_unnatural_velocity_profile',
+  accel_asym_med: 'pointer_unnatural_velocity_profile',
+  start_speed_med: 'pointer_unnatural_velocity_profile',
+  curv_speed_corr: 'pointer_curvature_speed_mismatch',
+  step_repeat_share: 'pointer_mechanical_steps',
+  static_move_share: 'pointer_mechanical_steps',
+  dt_cv_med: 'pointer_regular_timing',
+  dt_repeat_share: 'pointer_regular_timing',
+  pause_cv: 'pointer_regular_timing',
+  speed_log_med: 'pointer_unusual_speed',
+  duration_log_med: 'pointer_unusual_speed',
+  step_len_cv_med: 'pointer_mechanical_steps',
+  step_dt_corr_med: 'pointer_mechanical_steps',
+  raw_speed_cv_med: 'pointer_constant_velocity',
+  // client-vector names (scoreFeatures)
+  ptr_straightness: 'pointer_path_too_straight',
+  ptr_deviation: 'pointer_path_too_straight',
+  ptr_speed_log: 'pointer_unusual_speed',
+  ptr_speed_cv: 'pointer_constant_velocity',
+  ptr_accel_sd_norm: 'pointer_constant_velocity',
+  ptr_jerk_rms_log: 'pointer_path_too_smooth',
+  ptr_heading_entropy: 'pointer_path_too_smooth',
+  ptr_peaks_per_stroke: 'pointer_no_corrections',
+  ptr_peak_time_share: 'pointer_unnatural_velocity_profile',
+  ptr_power_law_dev: 'pointer_curvature_speed_mismatch',
+  ptr_tremor_share: 'pointer_path_too_smooth',
+  click_hold_mean: 'click_timing_unnatural',
+  click_dwell_mean: 'click_timing_unnatural',
+  ptr_moves_log: 'pointer_unusual_speed',
+}
+
+/** the behaviour codes of the features that pushed the score toward bot, largest first */
+function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>): string[] {
+  const contrib = treeContributions(e, x)
+  const byCode = new Map<string, number>()
+  for (let i = 0; i < contrib.length; i++) {
+    const code = POINTER_CODE[e.feature_names[i]] ?? 'pointer_dynamics_unnatural'
+    byCode.set(code, (byCode.get(code) ?? 0) + contrib[i])
+  }
+  const bad = [...byCode].filter(([, v]) => v < 0).sort((a, b) => a[1] - b[1])
+  if (!bad.length) return ['pointer_dynamics_unnatural']
+  // the largest push, and the next one when it is at least half as large
+  return bad.filter(([, v], i) => i === 0 || (i === 1 && v <= bad[0][1] / 2)).map(([c]) => c)
+}
+
+function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>): Evidence {
+  const z = calibratedLogit(e, x)
+  return { modality: 'pointer', z, codes: z < VERIFIED_Z ? pointerCodes(e, x) : [] }
+}
+
+/**
+ * Keyboard: judged against the real figures. Hard rules are far outside the
+ * 1st/99th percentile of 1,000 typists (each named below with its figure);
+ * mild ones lie just outside it and together take away at most MILD_CAP.
+ * Typing inside the figures is human evidence growing with the key count.
+ */
+const HARD = -6
+const MILD = -1.5
+const MILD_CAP = -2.2
+const MIN_KEYS = 8
+
+export function keyboardEvidence(s: TypingStats): Evidence | null {
+  if (s.downs < MIN_KEYS) return null
+  // On a clock of 50 ms or coarser (resistFingerprinting: 100 ms) holds and latencies are mostly 0 or one tick: only missing key ups say anything.
+  if (s.timerMs >= 50) return s.ups === 0 ? { modality: 'keyboard', z: HARD, codes: ['typing_no_key_up'] } : { modality: 'keyboard', z: 0.9, codes: [] }
+  const hard = new Set<string>()
+  const mild = new Set<string>()
+  const ok = (v: number) => Number.isFinite(v)
+  // median hold: real p1 64 ms
+  if (s.holds >= 5 && s.holdMedian < 20) hard.add('typing_zero_hold')
+  else if (s.holds >= 5 && s.holdMedian < 40) mild.add('typing_zero_hold')
+  if (s.holds >= MIN_KEYS && s.holdMedian > 600) mild.add('typing_long_holds')
+  // CV of holds: real p1 0.21
+  if (s.holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.08) hard.add('typing_identical_holds')
+  else if (s.holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.14) mild.add('typing_identical_holds')
+  // CV of latencies: real p1 0.49
+  if (ok(s.latencyCv) && s.latencyCv < 0.2) hard.add('typing_fixed_rhythm')
+  else if (ok(s.latencyCv) && s.latencyCv < 0.36) mild.add('typing_fixed_rhythm')
+  // median latency: real p1 88 ms; presses per second: real p99 6.92
+  if ((ok(s.latencyMedian) && s.latencyMedian < 35) || (ok(s.pressesPerSecond) && s.pressesPerSecond > 20)) hard.add('typing_too_fast')
+  else if ((ok(s.latencyMedian) && s.latencyMedian < 60) || (ok(s.pressesPerSecond) && s.pressesPerSecond > 12)) mild.add('typing_too_fast')
+  // share of gaps under 2 ms: real p99 0.113
+  if (s.burstShare > 0.5) hard.add('typing_event_burst')
+  else if (s.burstShare > 0.25) mild.add('typing_event_burst')
+  // key downs without any key up: no keyboard does that
+  if (s.ups === 0) hard.add('typing_no_key_up')
+  if (hard.size) return { modality: 'keyboard', z: HARD * hard.size, codes: [...hard, ...mild] }
+  // alone, natural typing reaches human_verified (z ≥ 0.85) from MIN_KEYS keys on
+  const human = Math.min(1.8, 0.9 + s.downs / 40)
+  if (mild.size) return { modality: 'keyboard', z: human + Math.max(MILD_CAP, MILD * mild.size), codes: [...mild] }
+  return { modality: 'keyboard', z: human, codes: [] }
+}
+
+/** scrolling: identical steps at a fixed rhythm is a script (a wheel gives identical steps, but a hand does not keep the rhythm) */
+export function scrollEvidence(s: ScrollStats): Evidence | null {
+  if (s.events < 5) return null
+  if (s.distinctShare <= 0.2 && Number.isFinite(s.gapCv) && s.gapCv < 0.05) return { modality: 'scroll', z: -5, codes: ['scroll_identical_steps'] }
+  return { modality: 'scroll', z: Math.min(1.2, 0.9 + s.events / 50), codes: [] }
+}
+
+function touchEvidence(t: NonNullable<SessionFeatures['touchContact']>): Evidence | null {
+  // Some phones report a constant contact; others vary it on every event. Mild.
+  if (t.values >= 10 && t.variance === 0) return { modality: 'touch', z: -1, codes: ['touch_contact_constant'] }
+  return null
+}
+
+function clickEvidence(presses: number): Evidence | null {
+  if (presses === 0) return null
+  // A mouse that presses without ever moving: a script's element click, or a cursor resting on the button.
+  return { modality: 'clicks', z: presses >= 3 ? -4 : -1.5, codes: ['click_without_movement'] }
+}
+
+/** every modality's evidence of a session with stored signals; `vector` is the server's 34-number vector */
+export function sessionEvidenceOf(model: M4Model, f: SessionFeatures, vector: readonly number[]): Evidence[] {
+  const out: Evidence[] = []
+  if (f.pointer) out.push(pointerEvidence(model.pointer, f.pointer))
+  const k = f.keyboard && keyboardEvidence(f.keyboard)
+  if (k) out.push(k)
+  const s = f.scroll && scrollEvidence(f.scroll)
+  if (s) out.push(s)
+  const t = f.touchContact && touchEvidence(f.touchContact)
+  if (t) out.push(t)
+  const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement) : null
+  if (c) out.push(c)
+  const burst = burstEvidence(f.timing.burstShare)
+  if (burst) out.push(burst)
+  return out
+}
+
+/**
+ * Input events back to back (< 2 ms apart) for most of the session:
+ * DevTools-protocol dispatch. Real sessions stay far below half. On a coarse
+ * clock the share is not measured (session-features.ts), since many real
+ * events then share a tick.
+ */
+function burstEvidence(share: number): Evidence | null {
+  return share >= 0.5 ? { modality: 'timing', z: -4, codes: ['event_burst'] } : null
+}
+
+const has = (v: number) => v !== NO_DATA
+
+/** the same evidence from a 34-number vector alone (scoreFeatures, server-side batches without signals) */
+export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence[] {
+  const out: Evidence[] = []
+  const e = model.vector_pointer
+  if (has(f[F.ptr_straightness])) out.push(pointerEvidence(e, e.feature_index.map((i) => f[i])))
+  const downs = Math.round(Math.expm1(Math.max(0, f[F.key_downs_log])))
+  if (has(f[F.key_latency_median])) {
+    const k = keyboardEvidence({
+      downs,
+      // the vector has no key-up count; a measured hold implies ups
+      ups: has(f[F.key_hold_median]) ? downs : 0,
+      holds: has(f[F.key_hold_median]) ? downs : 0,
+      holdMedian: has(f[F.key_hold_median]) ? f[F.key_hold_median] : Number.NaN,
+      holdCv: has(f[F.key_hold_cv]) ? f[F.key_hold_cv] : Number.NaN,
+      latencyMedian: f[F.key_latency_median],
+      latencyCv: has(f[F.key_latency_cv]) ? f[F.key_latency_cv] : Number.NaN,
+      rollover: has(f[F.key_rollover]) ? f[F.key_rollover] : Number.NaN,
+      burstShare: 0,
+      pressesPerSecond: Number.NaN,
+      timerMs: Number.NaN,
+    })
+    if (k) out.push(k)
+  }
+  const scrolls = Math.round(Math.expm1(Math.max(0, f[F.scroll_events_log])))
+  if (scrolls >= 3) {
+    const s = scrollEvidence({ events: scrolls, distinctShare: has(f[F.scroll_delta_distinct]) ? f[F.scroll_delta_distinct] : 1, gapCv: has(f[F.scroll_gap_cv]) ? f[F.scroll_gap_cv] : Number.NaN })
+    if (s) out.push(s)
+  }
+  if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: -1, codes: ['touch_contact_constant'] })
+  if (f[F.ptr_moves_log] === 0 && has(f[F.click_hold_mean]) && !has(f[F.touch_radius_pressure_var]) && !has(f[F.swipe_peak_time_share]))
+    out.push({ modality: 'clicks', z: -1.5, codes: ['click_without_movement'] })
+  // the vector does not show the clock: a 100 ms timer also gives a high share, so only a share no coarse clock produces counts
+  const share = f[F.gap_burst_share]
+  const grid = f[F.gap_grid_share]
+  const burst = share !== NO_DATA && !(grid !== NO_DATA && grid >= 0.8) ? burstEvidence(share) : null
+  if (burst) out.push(burst)
+  return out
+}

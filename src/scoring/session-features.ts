@@ -1,0 +1,625 @@
+// What the server's session model reads from the stored signals, per
+// modality. Unlike the 34-number client vector (features.ts, the SDK
+// contract), nothing here reads `n`, `ox`/`oy`, `sc` or `tr`, and the pointer
+// kinematics are measured on each stroke resampled to a fixed 20 ms grid, so
+// that the display rate (60–240 Hz) and the timer resolution (0.1–100 ms)
+// change the numbers as little as possible. A modality without enough data is
+// null: the scorer then takes no evidence from it (docs/scoring.md).
+import type { Signal } from './signals'
+
+/** a gap longer than this between two positions ends a stroke */
+const STROKE_PAUSE_MS = 300
+/** a stroke counts when it has this many distinct-time samples, path and duration */
+const MIN_SAMPLES = 4
+const MIN_PATH_PX = 20
+const MIN_DURATION_MS = 60
+/** the fixed grid every stroke is resampled on */
+const GRID_MS = 20
+/** fewer counted strokes than this: no pointer evidence */
+export const MIN_STROKES = 1
+const PAUSE_MS = 2000
+const MAX_STROKES = 400
+
+export const POINTER_FEATURE_NAMES = [
+  'strokes_log',
+  'straight_med',
+  'straight_p90',
+  'straight_share_99',
+  'deviation_med',
+  'turn_per_px_med',
+  'wiggle_med',
+  'speed_cv_med',
+  'speed_cv_p10',
+  'peak_share_med',
+  'peak_share_sd',
+  'peaks_per_s_med',
+  'multi_peak_share',
+  'jerk_med',
+  'jerk_p10',
+  'homing_share_med',
+  'speed_log_med',
+  'duration_log_med',
+  'start_speed_med',
+  'end_speed_med',
+  'step_repeat_share',
+  'dt_cv_med',
+  'dt_repeat_share',
+  'static_move_share',
+  'accel_asym_med',
+  'pause_cv',
+  'speed_sd_between',
+  'curv_speed_corr',
+  'step_len_cv_med',
+  'step_dt_corr_med',
+  'raw_speed_cv_med',
+] as const
+
+export type PointerFeatureName = (typeof POINTER_FEATURE_NAMES)[number]
+export const POINTER_INDEX = Object.fromEntries(POINTER_FEATURE_NAMES.map((n, i) => [n, i])) as Record<PointerFeatureName, number>
+
+export type TypingStats = {
+  downs: number
+  ups: number
+  holdMedian: number
+  holdCv: number
+  latencyMedian: number
+  latencyCv: number
+  rollover: number
+  /** share of gaps between consecutive key events under 2 ms */
+  burstShare: number
+  pressesPerSecond: number
+  /** holds measured (a down matched to an up) */
+  holds: number
+  /** the session's clock resolution (Timing.resolutionMs); NaN when unknown (a client vector) */
+  timerMs: number
+}
+
+export type ScrollStats = { events: number; distinctShare: number; gapCv: number }
+
+/** the clock the session was recorded with, as far as its gaps show */
+export type Timing = {
+  /** smallest positive gap between consecutive input events, ms (Infinity with none): 0.1–1 on a fine clock, 16.7 or 100 on coarse ones */
+  resolutionMs: number
+  /** share of gaps under 2 ms between consecutive input events; 0 when the clock is too coarse to tell (resolution ≥ 8 ms) */
+  burstShare: number
+  gaps: number
+}
+
+/** a clock this coarse puts many events on one tick: zero gaps then say nothing about the input */
+export const COARSE_TIMER_MS = 8
+
+export type SessionFeatures = {
+  timing: Timing
+  /** POINTER_FEATURE_NAMES values; null with fewer than MIN_STROKES strokes (mouse or touch) */
+  pointer: number[] | null
+  /** counted strokes (mouse and touch) */
+  strokes: number
+  keyboard: TypingStats | null
+  scroll: ScrollStats | null
+  /** touch radius/force readings and their variance; null with fewer than 3 */
+  touchContact: { values: number; variance: number } | null
+  /** mouse buttons pressed at a position with no pointer or touch movement in the whole session */
+  pressesWithoutMovement: number
+}
+
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+function quantile(sorted: Float64Array | number[], q: number): number {
+  if (sorted.length === 0) return 0
+  const pos = (sorted.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.min(sorted.length - 1, lo + 1)
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)
+}
+
+const sortedOf = (a: number[]) => Float64Array.from(a).sort()
+const med = (a: number[]) => quantile(sortedOf(a), 0.5)
+
+function meanSd(a: ArrayLike<number>, from = 0, to = a.length): [number, number] {
+  const n = to - from
+  if (n <= 0) return [0, 0]
+  let s = 0
+  for (let i = from; i < to; i++) s += a[i]
+  const m = s / n
+  let v = 0
+  for (let i = from; i < to; i++) v += (a[i] - m) * (a[i] - m)
+  return [m, Math.sqrt(v / n)]
+}
+
+const cvOf = (a: ArrayLike<number>) => {
+  const [m, s] = meanSd(a)
+  return m > 0 ? s / m : 0
+}
+
+type Stroke = { t: number[]; x: number[]; y: number[] }
+
+/**
+ * Position samples in strokes. Samples with the same timestamp are merged
+ * into the last one (a coarse timer gives many moves one time; the browser
+ * would have coalesced them). A stroke ends at a button or touch start/end,
+ * at a pause, or when time goes back.
+ */
+function strokesOf(signals: readonly Signal[]): { strokes: Stroke[]; moves: number; staticMoves: number; presses: number } {
+  const strokes: Stroke[] = []
+  let cur: Stroke = { t: [], x: [], y: [] }
+  let moves = 0
+  let staticMoves = 0
+  let presses = 0
+  let lx = Number.NaN
+  let ly = Number.NaN
+  const close = () => {
+    if (cur.t.length) strokes.push(cur)
+    cur = { t: [], x: [], y: [] }
+  }
+  for (const s of signals) {
+    const k = s.k
+    const mouseMove = k === 'mm'
+    const touch = k === 'ts' || k === 'tm' || k === 'te'
+    if (k === 'md') presses++
+    if (k === 'md' || k === 'mu' || k === 'ts') close()
+    if (!(mouseMove || touch) || !num(s.t) || !num(s.x) || !num(s.y)) {
+      continue
+    }
+    moves++
+    if (s.x === lx && s.y === ly) staticMoves++
+    lx = s.x
+    ly = s.y
+    const n = cur.t.length
+    const last = n ? cur.t[n - 1] : undefined
+    if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
+    const m = cur.t.length
+    if (m && cur.t[m - 1] === s.t) {
+      cur.x[m - 1] = s.x
+      cur.y[m - 1] = s.y
+    } else {
+      cur.t.push(s.t)
+      cur.x.push(s.x)
+      cur.y.push(s.y)
+    }
+    if (k === 'te') close()
+  }
+  close()
+  return { strokes, moves, staticMoves, presses }
+}
+
+type StrokeStats = {
+  straight: number
+  deviation: number
+  turnPerPx: number
+  wiggle: number
+  speedCv: number
+  peakShare: number
+  peaksPerS: number
+  /** local maxima of the smoothed speed (submovements, corrections) */
+  peaks: number
+  jerk: number
+  homing: number
+  speedLog: number
+  durationLog: number
+  startSpeed: number
+  endSpeed: number
+  dtCv: number
+  accelAsym: number
+  curvSpeed: number
+  /** CV of the recorded step lengths (moves of ≥ 1 px) */
+  stepLenCv: number
+  /** correlation of step length with the time since the previous sample: a hand's step grows with the gap, a script's fixed step does not */
+  stepDtCorr: number
+  /** CV of step length / gap over recorded samples */
+  rawSpeedCv: number
+  steps: number
+  repeatedSteps: number
+  dts: number
+  repeatedDts: number
+}
+
+/** linear resampling of a stroke at GRID_MS; returns the speeds (px/s) between grid points */
+function gridSpeeds(st: Stroke, out: Float64Array): number {
+  const { t, x, y } = st
+  const t0 = t[0]
+  const n = Math.min(out.length + 1, Math.floor((t[t.length - 1] - t0) / GRID_MS) + 1)
+  let j = 0
+  let px = x[0]
+  let py = y[0]
+  for (let i = 1; i < n; i++) {
+    const at = t0 + i * GRID_MS
+    while (j < t.length - 2 && t[j + 1] < at) j++
+    const u = Math.min(1, Math.max(0, (at - t[j]) / (t[j + 1] - t[j])))
+    const qx = x[j] + (x[j + 1] - x[j]) * u
+    const qy = y[j] + (y[j + 1] - y[j]) * u
+    out[i - 1] = (Math.hypot(qx - px, qy - py) * 1000) / GRID_MS
+    px = qx
+    py = qy
+  }
+  return n - 1
+}
+
+const speedBuf = new Float64Array(4096)
+const smoothBuf = new Float64Array(4096)
+
+function strokeStats(st: Stroke): StrokeStats | undefined {
+  const { t, x, y } = st
+  const n = t.length
+  if (n < MIN_SAMPLES) return undefined
+  const duration = t[n - 1] - t[0]
+  if (duration < MIN_DURATION_MS) return undefined
+  let path = 0
+  let turn = 0
+  let signChanges = 0
+  let lastSign = 0
+  let pdx = 0
+  let pdy = 0
+  let steps = 0
+  let repeated = 0
+  let dts = 0
+  let repeatedDts = 0
+  let dtSum = 0
+  let dtSq = 0
+  let ln = 0
+  let sl = 0
+  let sll = 0
+  let sd = 0
+  let sdd = 0
+  let sld = 0
+  let rv = 0
+  let rvv = 0
+  let curvN = 0
+  let sc = 0
+  let ss = 0
+  let scc = 0
+  let sss = 0
+  let scs = 0
+  for (let i = 1; i < n; i++) {
+    const dx = x[i] - x[i - 1]
+    const dy = y[i] - y[i - 1]
+    const d = Math.hypot(dx, dy)
+    path += d
+    const dt = t[i] - t[i - 1]
+    dtSum += dt
+    dtSq += dt * dt
+    if (i >= 2) {
+      dts++
+      if (Math.abs(dt - (t[i - 1] - t[i - 2])) < 1e-6) repeatedDts++
+    }
+    if (d >= 1 && dt > 0) {
+      ln++
+      sl += d
+      sll += d * d
+      sd += dt
+      sdd += dt * dt
+      sld += d * dt
+      rv += d / dt
+      rvv += (d / dt) * (d / dt)
+    }
+    if (d >= 2) {
+      steps++
+      if (dx === pdx && dy === pdy) repeated++
+    }
+    if (d >= 1) {
+      if (pdx !== 0 || pdy !== 0) {
+        const a = Math.atan2(pdx * dy - pdy * dx, pdx * dx + pdy * dy)
+        turn += Math.abs(a)
+        const sign = a > 0.02 ? 1 : a < -0.02 ? -1 : 0
+        if (sign !== 0) {
+          if (lastSign !== 0 && sign !== lastSign) signChanges++
+          lastSign = sign
+        }
+        const pd = Math.hypot(pdx, pdy)
+        if (pd >= 1 && dt > 0) {
+          // log curvature vs log speed: the two-thirds power law of human movement
+          const c = Math.log(Math.abs(a) / ((pd + d) / 2) + 1e-4)
+          const v = Math.log(d / dt + 1e-3)
+          curvN++
+          sc += c
+          ss += v
+          scc += c * c
+          sss += v * v
+          scs += c * v
+        }
+      }
+      pdx = dx
+      pdy = dy
+    }
+  }
+  if (path < MIN_PATH_PX) return undefined
+  const chord = Math.hypot(x[n - 1] - x[0], y[n - 1] - y[0])
+  let dev = 0
+  if (chord >= 10) {
+    for (let i = 0; i < n; i++) dev = Math.max(dev, Math.abs((x[i] - x[0]) * (y[n - 1] - y[0]) - (y[i] - y[0]) * (x[n - 1] - x[0])) / chord)
+    dev /= chord
+  }
+  // time spent in the last 20% of the path: humans home in on a target slowly
+  let acc = 0
+  let homingStart = t[n - 1]
+  for (let i = 1; i < n; i++) {
+    acc += Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1])
+    if (acc >= 0.8 * path) {
+      homingStart = t[i - 1]
+      break
+    }
+  }
+  const m = gridSpeeds(st, speedBuf)
+  let speedCv = 0
+  let peakShare = 0.5
+  let peaks = 0
+  let jerk = 0
+  let startSpeed = 0
+  let endSpeed = 0
+  let accelAsym = 0
+  if (m >= 3) {
+    for (let i = 0; i < m; i++) smoothBuf[i] = (speedBuf[Math.max(0, i - 1)] + speedBuf[i] + speedBuf[Math.min(m - 1, i + 1)]) / 3
+    const [mean, sd] = meanSd(speedBuf, 0, m)
+    speedCv = mean > 0 ? sd / mean : 0
+    let max = 0
+    let at = 0
+    for (let i = 0; i < m; i++) if (smoothBuf[i] > max) [max, at] = [smoothBuf[i], i]
+    peakShare = (at + 0.5) / m
+    for (let i = 1; i < m - 1; i++) if (smoothBuf[i] > smoothBuf[i - 1] && smoothBuf[i] >= smoothBuf[i + 1] && smoothBuf[i] >= 0.2 * max) peaks++
+    if (m >= 4 && mean > 0) {
+      let j2 = 0
+      for (let i = 2; i < m; i++) {
+        const j = speedBuf[i] - 2 * speedBuf[i - 1] + speedBuf[i - 2]
+        j2 += j * j
+      }
+      jerk = Math.log1p(Math.sqrt(j2 / (m - 2)) / mean)
+    }
+    startSpeed = max > 0 ? speedBuf[0] / max : 0
+    endSpeed = max > 0 ? speedBuf[m - 1] / max : 0
+    // mean acceleration before the peak vs mean deceleration after it
+    const up = at > 0 ? (smoothBuf[at] - smoothBuf[0]) / at : 0
+    const down = at < m - 1 ? (smoothBuf[at] - smoothBuf[m - 1]) / (m - 1 - at) : 0
+    accelAsym = up + down > 0 ? up / (up + down) : 0.5
+  }
+  const dtMean = dtSum / (n - 1)
+  const dtSd = Math.sqrt(Math.max(0, dtSq / (n - 1) - dtMean * dtMean))
+  let curvSpeed = 0
+  if (curvN >= 5) {
+    const vc = scc / curvN - (sc / curvN) ** 2
+    const vs = sss / curvN - (ss / curvN) ** 2
+    if (vc > 1e-9 && vs > 1e-9) curvSpeed = (scs / curvN - (sc / curvN) * (ss / curvN)) / Math.sqrt(vc * vs)
+  }
+  let stepLenCv = 0
+  let stepDtCorr = 0
+  let rawSpeedCv = 0
+  if (ln >= 3) {
+    const ml = sl / ln
+    const vl = sll / ln - ml * ml
+    const md = sd / ln
+    const vd = sdd / ln - md * md
+    stepLenCv = ml > 0 ? Math.sqrt(Math.max(0, vl)) / ml : 0
+    // no variation in the gaps (a steady display rate): nothing to correlate, report the neutral 0
+    stepDtCorr = vl > 1e-9 && vd > 1e-9 && Math.sqrt(vd) / md > 0.05 ? (sld / ln - ml * md) / Math.sqrt(vl * vd) : 0
+    const mv = rv / ln
+    rawSpeedCv = mv > 0 ? Math.sqrt(Math.max(0, rvv / ln - mv * mv)) / mv : 0
+  }
+  return {
+    stepLenCv,
+    stepDtCorr,
+    rawSpeedCv,
+    straight: path > 0 ? chord / path : 1,
+    deviation: dev,
+    turnPerPx: Math.log1p((turn / path) * 100),
+    wiggle: (signChanges / path) * 100,
+    speedCv,
+    peakShare,
+    peaksPerS: peaks / (duration / 1000),
+    peaks,
+    jerk,
+    homing: (t[n - 1] - homingStart) / duration,
+    speedLog: Math.log1p(path / (duration / 1000)),
+    durationLog: Math.log(duration),
+    startSpeed,
+    endSpeed,
+    dtCv: dtMean > 0 ? dtSd / dtMean : 0,
+    accelAsym,
+    curvSpeed,
+    steps,
+    repeatedSteps: repeated,
+    dts,
+    repeatedDts,
+  }
+}
+
+function pointerFeatures(signals: readonly Signal[]): { features: number[] | null; strokes: number; moves: number; presses: number } {
+  const { strokes, moves, staticMoves, presses } = strokesOf(signals)
+  const stats: StrokeStats[] = []
+  const starts: number[] = []
+  const ends: number[] = []
+  for (const st of strokes) {
+    const s = strokeStats(st)
+    if (!s) continue
+    stats.push(s)
+    starts.push(st.t[0])
+    ends.push(st.t[st.t.length - 1])
+    if (stats.length >= MAX_STROKES) break
+  }
+  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, moves, presses }
+  const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
+  const straight = col((s) => s.straight)
+  const speedCv = col((s) => s.speedCv)
+  const peakShare = stats.map((s) => s.peakShare)
+  const jerk = col((s) => s.jerk)
+  const speeds = stats.map((s) => s.speedLog)
+  let steps = 0
+  let repeated = 0
+  let dts = 0
+  let repeatedDts = 0
+  for (const s of stats) {
+    steps += s.steps
+    repeated += s.repeatedSteps
+    dts += s.dts
+    repeatedDts += s.repeatedDts
+  }
+  const pauses: number[] = []
+  for (let i = 1; i < starts.length; i++) {
+    const p = starts[i] - ends[i - 1]
+    if (p > 0 && p <= 10 * PAUSE_MS) pauses.push(p)
+  }
+  const features = [
+    Math.log1p(stats.length),
+    quantile(straight, 0.5),
+    quantile(straight, 0.9),
+    stats.filter((s) => s.straight >= 0.99).length / stats.length,
+    med(stats.map((s) => s.deviation)),
+    med(stats.map((s) => s.turnPerPx)),
+    med(stats.map((s) => s.wiggle)),
+    quantile(speedCv, 0.5),
+    quantile(speedCv, 0.1),
+    med(peakShare),
+    meanSd(peakShare)[1],
+    med(stats.map((s) => s.peaksPerS)),
+    stats.filter((s) => s.peaks > 1).length / stats.length,
+    quantile(jerk, 0.5),
+    quantile(jerk, 0.1),
+    med(stats.map((s) => s.homing)),
+    med(speeds),
+    med(stats.map((s) => s.durationLog)),
+    med(stats.map((s) => s.startSpeed)),
+    med(stats.map((s) => s.endSpeed)),
+    steps > 0 ? repeated / steps : 0,
+    med(stats.map((s) => s.dtCv)),
+    dts > 0 ? repeatedDts / dts : 0,
+    moves > 0 ? staticMoves / moves : 0,
+    med(stats.map((s) => s.accelAsym)),
+    pauses.length >= 3 ? cvOf(pauses) : 0,
+    meanSd(speeds)[1],
+    med(stats.map((s) => s.curvSpeed)),
+    med(stats.map((s) => s.stepLenCv)),
+    med(stats.map((s) => s.stepDtCorr)),
+    med(stats.map((s) => s.rawSpeedCv)),
+  ]
+  return { features, strokes: stats.length, moves, presses }
+}
+
+/** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
+function typingStats(signals: readonly Signal[]): TypingStats | null {
+  type Down = { t: number; kc: string; up?: number }
+  const downs: Down[] = []
+  const open: Down[] = []
+  let ups = 0
+  let events = 0
+  let bursts = 0
+  let prev: number | undefined
+  for (const s of signals) {
+    if ((s.k !== 'kd' && s.k !== 'ku') || !num(s.t)) continue
+    if (prev !== undefined) {
+      events++
+      if (s.t - prev < 2) bursts++
+    }
+    prev = s.t
+    const kc = s.kc ?? 'other'
+    if (s.k === 'kd') {
+      const d: Down = { t: s.t, kc }
+      downs.push(d)
+      open.push(d)
+      if (open.length > 16) open.shift()
+    } else {
+      ups++
+      if (!open.length) continue
+      const same = open.findIndex((d) => d.kc === kc)
+      const [closed] = open.splice(same < 0 ? 0 : same, 1)
+      closed.up = s.t
+    }
+  }
+  if (downs.length < 2) return null
+  const holds: number[] = []
+  for (const d of downs) if (d.up !== undefined && d.up >= d.t && d.up - d.t <= PAUSE_MS) holds.push(d.up - d.t)
+  const latencies: number[] = []
+  let pairs = 0
+  let rolled = 0
+  let active = 0
+  for (let i = 1; i < downs.length; i++) {
+    const l = downs[i].t - downs[i - 1].t
+    if (l < 0 || l > PAUSE_MS) continue
+    latencies.push(l)
+    active += l
+    const up = downs[i - 1].up
+    if (up === undefined) continue
+    pairs++
+    if (downs[i].t < up) rolled++
+  }
+  return {
+    downs: downs.length,
+    ups,
+    holds: holds.length,
+    holdMedian: holds.length ? med(holds) : Number.NaN,
+    holdCv: holds.length >= 3 ? cvOf(holds) : Number.NaN,
+    latencyMedian: latencies.length ? med(latencies) : Number.NaN,
+    latencyCv: latencies.length >= 3 ? cvOf(latencies) : Number.NaN,
+    rollover: pairs >= 2 ? rolled / pairs : Number.NaN,
+    burstShare: events ? bursts / events : 0,
+    // presses in typing bursts per second of typing (pauses > 2 s left out)
+    pressesPerSecond: active > 0 ? latencies.length / (active / 1000) : Number.NaN,
+    timerMs: Number.NaN,
+  }
+}
+
+function scrollStats(signals: readonly Signal[]): ScrollStats | null {
+  const deltas = new Set<number>()
+  let withDelta = 0
+  const gaps: number[] = []
+  let last: number | undefined
+  let events = 0
+  for (const s of signals) {
+    if (s.k !== 's' || !num(s.t)) continue
+    events++
+    if (num(s.dy)) {
+      deltas.add(Math.round(s.dy * 10))
+      withDelta++
+    }
+    if (last !== undefined && s.t - last >= 0 && s.t - last <= PAUSE_MS) gaps.push(s.t - last)
+    last = s.t
+  }
+  if (events < 3) return null
+  return { events, distinctShare: withDelta ? deltas.size / withDelta : 1, gapCv: gaps.length >= 3 ? cvOf(gaps) : Number.NaN }
+}
+
+function touchContact(signals: readonly Signal[]): SessionFeatures['touchContact'] {
+  const r: number[] = []
+  const p: number[] = []
+  for (const s of signals) {
+    if (s.k !== 'ts' && s.k !== 'tm' && s.k !== 'te') continue
+    if (num(s.r)) r.push(s.r)
+    if (num(s.p)) p.push(s.p)
+  }
+  if (r.length < 3 && p.length < 3) return null
+  const v = (a: number[]) => (a.length >= 3 ? meanSd(a)[1] ** 2 : 0)
+  return { values: Math.max(r.length, p.length), variance: v(r) + v(p) }
+}
+
+/** gaps between consecutive input events (moves, buttons, keys, scrolls, touches; not clicks or focus, which come in pairs) */
+function timing(signals: readonly Signal[]): Timing {
+  let prev: number | undefined
+  let gaps = 0
+  let bursts = 0
+  let resolution = Number.POSITIVE_INFINITY
+  for (const s of signals) {
+    const k = s.k
+    if (k === 'c' || k === 'f' || k === 'b' || k === 'v' || k === 'r' || !num(s.t)) continue
+    if (prev !== undefined) {
+      const gap = s.t - prev
+      gaps++
+      if (gap < 2) bursts++
+      if (gap > 1e-6 && gap < resolution) resolution = gap
+    }
+    prev = s.t
+  }
+  return { resolutionMs: resolution, burstShare: gaps && resolution < COARSE_TIMER_MS ? bursts / gaps : 0, gaps }
+}
+
+export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
+  const ptr = pointerFeatures(signals)
+  const clock = timing(signals)
+  const keyboard = typingStats(signals)
+  if (keyboard) keyboard.timerMs = clock.resolutionMs
+  if (keyboard && clock.resolutionMs >= COARSE_TIMER_MS) keyboard.burstShare = 0
+  return {
+    timing: clock,
+    pointer: ptr.features,
+    strokes: ptr.strokes,
+    keyboard,
+    scroll: scrollStats(signals),
+    touchContact: touchContact(signals),
+    pressesWithoutMovement: ptr.moves === 0 ? ptr.presses : 0,
+  }
+}
