@@ -98,6 +98,8 @@ export class Visit {
   private dispatch(p: Point, t: number): void {
     this.t = t
     this.pos = p
+    // a pointer outside the viewport (an overshoot past the edge) sends the page nothing
+    if (p.x < 0 || p.y < 0 || p.x > this.viewport.w || p.y > this.viewport.h) return
     const d = this.opts.delivery
     if (d.kind === 'each') {
       this.emit({ t, k: 'mm', x: p.x, y: p.y, n: 1 })
