@@ -61,8 +61,11 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
   if (!usable.length) return []
   const viewport = opts.viewport ?? { w: 1920, h: 1080 }
   // integer-ms recordings stay on integer ms
+  // integer-ms, integer-px recordings stay on integer ms and px (a fraction would tell them apart from their sources)
   const whole = humanSessions.every((session) => session.every((e) => Number.isInteger(e.t)))
   const step = (v: number) => (whole ? Math.round(v) : Math.round(v * 10) / 10)
+  const wholePx = humanSessions.every((session) => session.every((e) => e.x === undefined || (Number.isInteger(e.x) && Number.isInteger(e.y))))
+  const px = (v: number) => (wholePx ? Math.round(v) : Math.round(v * 10) / 10)
   const duration = opts.durationMs ?? rng.uniform(20_000, 60_000)
   const out: Signal[] = []
   let t = step(rng.uniform(200, 2000))
@@ -94,8 +97,8 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
     for (const e of stroke.events) {
       const copy: Signal = { ...e, t: t + e.t }
       if (e.x !== undefined && e.y !== undefined) {
-        copy.x = Math.round((first.x! + sx * (e.x - first.x!) + dx) * 10) / 10
-        copy.y = Math.round((first.y! + sy * (e.y - first.y!) + dy) * 10) / 10
+        copy.x = px(first.x! + sx * (e.x - first.x!) + dx)
+        copy.y = px(first.y! + sy * (e.y - first.y!) + dy)
       }
       out.push(copy)
     }
@@ -136,14 +139,15 @@ export function replayWithJitter(rng: Rng, source: readonly Signal[], opts: Repl
   const start = rng.uniform(0, 2000)
   // a replay of an integer-ms recording keeps integer ms; rounding is monotone, so the order holds
   const per = source.every((e) => Number.isInteger(e.t)) ? 1 : 10
+  const perPx = source.every((e) => e.x === undefined || (Number.isInteger(e.x) && Number.isInteger(e.y))) ? 1 : 10
   let prev = 0
   return source.map((e) => {
     const t = Math.max(prev, start + (e.t - t0) * scale + rng.normal(0, tNoise))
     prev = t
     const out: Signal = { ...e, t: Math.round(t * per) / per }
     if (e.x !== undefined && e.y !== undefined && e.k !== 's') {
-      out.x = Math.round((e.x + dx + rng.normal(0, pNoise)) * 10) / 10
-      out.y = Math.round((e.y + dy + rng.normal(0, pNoise)) * 10) / 10
+      out.x = Math.round((e.x + dx + rng.normal(0, pNoise)) * perPx) / perPx
+      out.y = Math.round((e.y + dy + rng.normal(0, pNoise)) * perPx) / perPx
     }
     return out
   })

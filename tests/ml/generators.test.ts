@@ -302,3 +302,18 @@ describe('random capture profiles', () => {
     }
   })
 })
+
+describe('made from integer recordings', () => {
+  it('stitched and replayed sessions of integer-ms, integer-px sources stay integer', () => {
+    const integer = humans(6, 5).map((s) => s.map((e) => ({ ...e, t: Math.round(e.t), ...(e.x !== undefined ? { x: Math.round(e.x), y: Math.round(e.y!) } : {}) })))
+    for (const s of integer) for (let i = 1; i < s.length; i++) s[i]!.t = Math.max(s[i]!.t, s[i - 1]!.t)
+    const outs = [stitchStrokes(createRng(1), integer), replayWithJitter(createRng(2), integer[0]!)]
+    for (const out of outs) {
+      expect(out.length).toBeGreaterThan(10)
+      for (const e of out) {
+        expect(Number.isInteger(e.t)).toBe(true)
+        if (e.x !== undefined) expect(Number.isInteger(e.x) && Number.isInteger(e.y)).toBe(true)
+      }
+    }
+  })
+})
