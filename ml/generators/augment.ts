@@ -25,6 +25,17 @@ export function quantiseTime(signals: readonly Signal[], stepMs: number): Signal
   return signals.map((e) => ({ ...e, t: Math.round(Math.floor(e.t / stepMs + 1e-9) * stepMs * 1000) / 1000 }))
 }
 
+/**
+ * Pointer and touch positions on a device-pixel grid of 1/dpr CSS px: a mouse
+ * on a dpr-1 screen gives whole px, dpr 2 halves, 1.5 thirds; scripts sending
+ * fractional CDP coordinates give anything. Rounded to 0.1 px as the SDK sends.
+ */
+export function quantisePositions(signals: readonly Signal[], dpr: number): Signal[] {
+  if (!(dpr > 0)) throw new Error('dpr must be positive')
+  const q = (v: number) => Math.round(Math.round(v * dpr) / dpr * 10) / 10
+  return signals.map((e) => (e.x !== undefined && e.y !== undefined ? { ...e, x: q(e.x), y: q(e.y) } : { ...e }))
+}
+
 type Sample = { t: number; x: number; y: number; n: number }
 
 /** cubic Hermite through the samples with time-aware tangents (Catmull–Rom for uneven spacing) */
@@ -127,13 +138,13 @@ export function resamplePointer(rng: Rng, signals: readonly Signal[], hz: number
   return result.sort((a, b) => a.t - b.t)
 }
 
-export type CaptureProfile = { strip: CaptureField[]; stepMs: number | null; hz: number | null }
+export type CaptureProfile = { strip: CaptureField[]; stepMs: number | null; hz: number | null; dpr: number | null }
 
 /**
  * A capture set-up drawn at random, for augmenting training data: which
  * fields the browser or logger leaves out, the timer's resolution (none =
- * leave as is, 1 ms integer clocks most often, 16.7 and 100 ms coarse ones)
- * and sometimes another pointer rate (60–240 Hz). The shares are our guesses
+ * leave as is, 1 ms integer clocks most often, 16.7 and 100 ms coarse ones),
+ * sometimes another pointer rate (60–240 Hz) and a device-pixel grid. The shares are our guesses
  * at a plausible mix, not measured traffic.
  */
 export function randomCaptureProfile(rng: Rng): CaptureProfile {
@@ -142,13 +153,15 @@ export function randomCaptureProfile(rng: Rng): CaptureProfile {
   const q = rng.next()
   const stepMs = q < 0.3 ? null : q < 0.85 ? 1 : q < 0.95 ? 16.7 : 100
   const hz = rng.chance(0.3) ? rng.pick([60, 75, 90, 120, 144, 165, 240]) : null
-  return { strip, stepMs, hz }
+  const dpr = rng.chance(0.5) ? rng.pick([1, 1, 1.25, 1.5, 2, 3]) : null
+  return { strip, stepMs, hz, dpr }
 }
 
-/** applies a capture profile: resampling first (the device), then the timer, then the missing fields */
+/** applies a capture profile: resampling first (the device), then the pixel grid, the timer, the missing fields */
 export function applyCapture(rng: Rng, signals: readonly Signal[], profile: CaptureProfile): Signal[] {
   let out: Signal[] = [...signals]
   if (profile.hz) out = resamplePointer(rng, out, profile.hz)
+  if (profile.dpr) out = quantisePositions(out, profile.dpr)
   if (profile.stepMs) out = quantiseTime(out, profile.stepMs)
   if (profile.strip.length) out = stripFields(out, profile.strip)
   return out

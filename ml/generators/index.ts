@@ -48,6 +48,6 @@ export function generatorFamily(name: string): GeneratedFamily {
 }
 
 export { stitchStrokes, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
-export { stripFields, quantiseTime, resamplePointer, randomCaptureProfile, applyCapture, type CaptureField, type CaptureProfile } from './augment'
+export { stripFields, quantiseTime, quantisePositions, resamplePointer, randomCaptureProfile, applyCapture, type CaptureField, type CaptureProfile } from './augment'
 export { typingFigures, REAL_TYPING_PERCENTILES, REAL_KEY_MIX, PERCENTILE_LEVELS, FIGURE_NAMES, type TypingFigures } from './figures'
 export { humanTypingSession, sampleTypingProfile, type TypingProfile } from './typing-human'

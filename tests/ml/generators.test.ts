@@ -280,6 +280,19 @@ describe('capture augmentation', () => {
     })
   }
 
+  it('quantisePositions puts pointer positions on the 1/dpr grid and leaves the rest', async () => {
+    const { quantisePositions } = await import('../../ml/generators')
+    for (const dpr of [1, 1.5, 2]) {
+      const out = quantisePositions(session, dpr)
+      out.forEach((e, i) => {
+        expect(e.t).toBe(session[i]!.t)
+        if (e.x === undefined) return expect(e).toEqual(session[i]!)
+        expect(Math.abs(e.x * dpr - Math.round(e.x * dpr))).toBeLessThan(0.16)
+        expect(Math.abs(e.x - session[i]!.x!)).toBeLessThanOrEqual(0.5 / dpr + 0.05)
+      })
+    }
+  })
+
   it('resamplePointer keeps the path: a straight stroke stays on its line', () => {
     const line: Signal[] = Array.from({ length: 30 }, (_, i) => ({ t: i * 16, k: 'mm' as const, x: 10 + i * 5, y: 20 + i * 2.5 }))
     const out = resamplePointer(createRng(3), line, 240)
