@@ -18,6 +18,8 @@ export type GeneratedFamily = {
   /** the library and version it drives, or 'project' */
   source: string
   make(rng: Rng): Signal[]
+  /** its sessions are human one by one and give themselves away only across sessions (one recording replayed many times) */
+  crossSessionOnly?: true
 }
 
 /** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run (made on first use) */
@@ -37,7 +39,7 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
   { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
   { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },
-  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, recordedRhythms()) },
+  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, recordedRhythms()), crossSessionOnly: true },
   { name: 'typing_real_figures', kind: 'human', modality: 'keyboard', source: 'project (136M Keystrokes figures, README)', make: (rng) => humanTypingSession(rng) },
 ]
 
