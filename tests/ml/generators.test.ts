@@ -330,3 +330,41 @@ describe('made from integer recordings', () => {
     }
   })
 })
+
+describe('typing bots do what their names say', () => {
+  const holds = (s: readonly Signal[]) => {
+    const figures = s.filter((e) => e.k === 'kd' || e.k === 'ku')
+    const out: number[] = []
+    for (let i = 0; i < figures.length; i++) {
+      if (figures[i]!.k !== 'kd') continue
+      const up = figures.slice(i + 1).find((e) => e.k === 'ku' && e.kc === figures[i]!.kc)
+      if (up) out.push(up.t - figures[i]!.t)
+    }
+    return out
+  }
+  const family = (name: string) => GENERATOR_FAMILIES.find((f) => f.name === name)!
+
+  it('typing_zero_hold: every key up in the same ms as its key down', () => {
+    for (const seed of SEEDS) for (const h of holds(family('typing_zero_hold').make(createRng(seed)))) expect(h).toBe(0)
+  })
+
+  it('typing_fixed_delay: one hold for the whole session, up to round trips and timer lateness', () => {
+    for (const seed of SEEDS) {
+      const h = holds(family('typing_fixed_delay').make(createRng(seed)))
+      expect(Math.max(...h) - Math.min(...h)).toBeLessThan(25)
+    }
+  })
+
+  it('typing_replayed_rhythm: sessions repeat a recording to the ms', () => {
+    const gaps = (s: readonly Signal[]) => s.slice(1).map((e, i) => e.t - s[i]!.t).join(',')
+    const seen = new Set<string>()
+    let repeats = 0
+    for (let i = 0; i < 12; i++) {
+      const g = gaps(family('typing_replayed_rhythm').make(createRng(i)))
+      if (seen.has(g)) repeats++
+      seen.add(g)
+    }
+    // 12 sessions from 5 recordings: at least 7 repeat an earlier one exactly
+    expect(repeats).toBeGreaterThanOrEqual(7)
+  })
+})
