@@ -213,6 +213,12 @@ export type HumanTypingOptions = {
   profile?: TypingProfile
   /** key presses in the session (default: log-normal around the README's median 242) */
   presses?: number
+  /**
+   * the clock, ms: 1 is Date.now() as in the study (default); 0.1 is Chrome's
+   * event.timeStamp, which the SDK uses. Events of one USB report share a
+   * timestamp on either clock, so the share of sub-2 ms gaps is kept.
+   */
+  clockMs?: number
 }
 
 /** a keyboard-only session of a person typing a few sentences, integer-ms times */
@@ -275,8 +281,10 @@ export function humanTypingSession(rng: Rng, opts: HumanTypingOptions = {}): Sig
     events.push({ t: down + holds[i]!, k: 'ku', kc: classes[i]! })
   }
   events.sort((a, b) => a.t - b.t)
-  const times = events.map((e) => Math.floor(e.t))
-  coincide(rng, times, profile.gapsUnder2ms)
+  const clock = opts.clockMs ?? 1
+  const grid = (v: number) => Math.round(Math.floor(v / clock + 1e-9) * clock * 1000) / 1000
+  const times = events.map((e) => grid(e.t))
+  coincide(rng, times, profile.gapsUnder2ms, grid)
   return events.map((e, i) => ({ t: times[i]!, k: e.k, kc: e.kc }))
 }
 
@@ -355,7 +363,7 @@ function arrangeHolds(rng: Rng, holds: number[], latencies: readonly number[], c
 }
 
 /** puts the closest consecutive event pairs into the same or next ms until a share `share` of gaps is under 2 ms */
-function coincide(rng: Rng, times: number[], share: number): void {
+function coincide(rng: Rng, times: number[], share: number, grid: (v: number) => number): void {
   const gaps = times.length - 1
   if (gaps < 1) return
   const want = Math.round(share * gaps)
@@ -372,7 +380,7 @@ function coincide(rng: Rng, times: number[], share: number): void {
     let surplus = have - want
     for (const i of close) {
       if (surplus <= 0) break
-      const to = times[i - 1]! + rng.int(2, 3)
+      const to = grid(times[i - 1]! + rng.uniform(2, 3.99))
       if (i + 1 < times.length && to > times[i + 1]! - 2) continue
       times[i] = to
       surplus--
@@ -384,5 +392,5 @@ function coincide(rng: Rng, times: number[], share: number): void {
   for (let i = 1; i < times.length; i++) if (times[i]! - times[i - 1]! >= 2) candidates.push(i)
   candidates.sort((a, b) => times[a]! - times[a - 1]! - (times[b]! - times[b - 1]!))
   const chosen = candidates.slice(0, want - have).sort((a, b) => a - b)
-  for (const i of chosen) times[i] = times[i - 1]! + (rng.chance(0.6) ? 0 : 1)
+  for (const i of chosen) times[i] = grid(times[i - 1]! + (rng.chance(0.6) ? 0 : rng.uniform(0, 1.99)))
 }
