@@ -18,30 +18,42 @@ export interface RateLimiter {
   close?(): Promise<void>
 }
 
-type Bucket = { tokens: number; updated: number }
+/** `full`: when the bucket will hold `limit` tokens again (ms); until then it must be kept. */
+type Bucket = { tokens: number; updated: number; full: number }
+
+/** Every this many takes, buckets that are full again are dropped (memory stays bounded under key churn). */
+const SWEEP_EVERY = 10_000
 
 export class MemoryRateLimiter implements RateLimiter {
   private buckets = new Map<string, Bucket>()
-  private sweeps = 0
+  private takes = 0
 
   constructor(private now: () => number = () => Date.now()) {}
 
   async take(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     const now = this.now()
     const rate = limit / windowMs
-    const bucket = this.buckets.get(key) ?? { tokens: limit, updated: now }
+    const bucket = this.buckets.get(key) ?? { tokens: limit, updated: now, full: now }
     bucket.tokens = Math.min(limit, bucket.tokens + (now - bucket.updated) * rate)
     bucket.updated = now
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
+    // Each bucket expires by its own window: a sweep triggered by a 1-minute bucket must not drop a
+    // 15-minute login bucket that is still empty (that handed out fresh password guesses on demand).
+    bucket.full = now + (limit - bucket.tokens) / rate
     this.buckets.set(key, bucket)
-    if (++this.sweeps % 10_000 === 0) this.sweep(now, windowMs)
+    if (++this.takes % SWEEP_EVERY === 0) this.sweep(now)
     return decision(allowed, limit, bucket.tokens, rate)
   }
 
-  // Full buckets carry no information: drop them so memory stays bounded under key churn.
-  private sweep(now: number, windowMs: number) {
-    for (const [key, b] of this.buckets) if (now - b.updated > windowMs) this.buckets.delete(key)
+  /** Buckets held, for tests of the sweep. */
+  get size(): number {
+    return this.buckets.size
+  }
+
+  // A full bucket carries no information: dropping it changes no decision.
+  private sweep(now: number) {
+    for (const [key, b] of this.buckets) if (b.full <= now) this.buckets.delete(key)
   }
 }
 
