@@ -9,7 +9,7 @@ setDefaultTimeout(30_000)
 let h: Harness
 let strict: Harness
 beforeAll(async () => {
-  h = await createHarness({ env: { TRUST_PROXY: 'true', RATE_LIMIT_AUTH_PER_MIN: '3' } })
+  h = await createHarness({ env: { TRUST_PROXY: '2', RATE_LIMIT_AUTH_PER_MIN: '3' } })
   strict = await createHarness({ env: { RATE_LIMIT_AUTH_PER_MIN: '3' }, seed: false })
 }, 60_000)
 afterAll(async () => {
@@ -19,6 +19,7 @@ afterAll(async () => {
 
 let ipCounter = 0
 const freshIp = () => `203.0.113.${++ipCounter}`
+// The client, then our proxy 10.0.0.1: two trusted hops (the socket, then 10.0.0.1), read from the right.
 const from = (ip: string) => ({ 'x-forwarded-for': `${ip}, 10.0.0.1` })
 const post = (path: string, body: unknown, ip: string, harness = h) => harness.json('POST', path, { body, headers: from(ip) })
 const expect429 = (res: { status: number; body: any; headers: Headers }) => {

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { parseTrustProxy, type TrustProxy } from './client-ip'
 
 const DEV_JWT_SECRET = 'dev-only-jwt-secret-do-not-use-in-production'
 
@@ -23,7 +24,15 @@ const EnvSchema = v.object({
   SUPPORT_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'support@bss.local'),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
   REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))),
-  TRUST_PROXY: v.optional(bool, 'false'),
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform(parseTrustProxy),
+      v.check((t): t is TrustProxy => !('error' in t), 'must be true, false, a hop count 0–16, or proxy IPs/CIDRs'),
+      v.transform((t) => t as TrustProxy)
+    ),
+    'false'
+  ),
   RETENTION_DAYS: v.optional(int(1, 3650), '30'),
   BODY_LIMIT_BYTES: v.optional(int(1024, 64 * 1024 * 1024), String(1024 * 1024)),
   KEY_CACHE_TTL_MS: v.optional(int(0, 5000), '4000'),
@@ -49,7 +58,8 @@ export type Config = {
   supportEmail: string
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   redisUrl?: string
-  trustProxy: boolean
+  /** Proxies trusted to append X-Forwarded-For (platform/client-ip.ts). */
+  trustProxy: TrustProxy
   retentionDays: number
   bodyLimitBytes: number
   keyCacheTtlMs: number

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { clientIp } from '../platform/client-ip'
+import { clientIp, type TrustProxy } from '../platform/client-ip'
 import { type RateDecision, rateLimitedError, rateLimitHeaders } from '../platform/ratelimit'
 import type { Principal } from './credentials'
 import type { RateLimitRule, RateLimits } from './rate-limits'
@@ -25,7 +25,7 @@ export function rateLimitPlugin({
   config: { trustProxy },
 }: {
   rateLimits: RateLimits
-  config: { trustProxy: boolean }
+  config: { trustProxy: TrustProxy }
 }) {
   return new Elysia({ name: 'ratelimit' }).macro({
     rateLimit: (rule: RateLimitRule) =>

@@ -6,6 +6,7 @@ import { ApiError } from '../../platform/errors'
 import { routeSchema } from '../../platform/validation'
 import { authPlugin, type Credentials } from '../../plugins/auth'
 import { ingestCors } from '../../plugins/ingest-cors'
+import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { quotaHeaders } from '../usage'
 import { ingestBody, SessionParams } from './model'
@@ -13,7 +14,7 @@ import { getSessionResult, ingestBatch } from './service'
 
 export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
 
-type IngestServices = { db: Db; clock: Clock; config: { trustProxy: boolean }; credentials: Credentials; rateLimits: RateLimits }
+type IngestServices = { db: Db; clock: Clock; config: { trustProxy: TrustProxy }; credentials: Credentials; rateLimits: RateLimits }
 
 /** POST /v1/ingest (SDK batches) and GET /v1/session/:session_id (stored results). */
 export function ingestModule(services: IngestServices) {

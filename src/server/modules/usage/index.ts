@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock'
 import type { Db } from '../../platform/db'
 import { ApiError } from '../../platform/errors'
 import { authPlugin, type Credentials } from '../../plugins/auth'
+import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { readPlanUsage } from './service'
 
@@ -22,7 +23,7 @@ export {
 export function usageModule(services: {
   db: Db
   clock: Clock
-  config: { trustProxy: boolean }
+  config: { trustProxy: TrustProxy }
   credentials: Credentials
   rateLimits: RateLimits
 }) {
