@@ -40,6 +40,7 @@ const EnvSchema = v.object({
   RATE_LIMIT_ORG_PER_MIN: v.optional(int(1, 10_000_000), '6000'),
   RATE_LIMIT_IP_PER_MIN: v.optional(int(1, 1_000_000), '60'),
   RATE_LIMIT_AUTH_PER_MIN: v.optional(int(1, 1_000_000), '20'),
+  RATE_LIMIT_GRAPHQL_PER_MIN: v.optional(int(1, 1_000_000), '120'),
   SHUTDOWN_GRACE_MS: v.optional(int(0, 600_000), '10000'),
   SHUTDOWN_DRAIN_MS: v.optional(int(0, 600_000), '0'),
 })
@@ -63,7 +64,14 @@ export type Config = {
   retentionDays: number
   bodyLimitBytes: number
   keyCacheTtlMs: number
-  rateLimits: { keyPerMin: number; orgPerMin: number; ipPerMin: number; authPerMin: number }
+  rateLimits: {
+    keyPerMin: number
+    orgPerMin: number
+    ipPerMin: number
+    authPerMin: number
+    /** /graphql per dashboard user; the organization gets five times this */
+    graphqlPerMin: number
+  }
   shutdownGraceMs: number
   shutdownDrainMs: number
 }
@@ -107,6 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       orgPerMin: e.RATE_LIMIT_ORG_PER_MIN,
       ipPerMin: e.RATE_LIMIT_IP_PER_MIN,
       authPerMin: e.RATE_LIMIT_AUTH_PER_MIN,
+      graphqlPerMin: e.RATE_LIMIT_GRAPHQL_PER_MIN,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
