@@ -22,11 +22,17 @@ export const codeMatches = (challengeId: string, code: string, stored: string) =
  * per-address send limit is exact across instances. A decoy (sign-up with an email that already
  * has an account) is stored already dead: it can never verify, and it does not cancel the
  * user's own pending challenge, yet it counts and is rate-limited exactly like a real one.
+ *
+ * A sign-up challenge carries its registration's password hash, name and organization name
+ * (`pending`), applied only when its own code is verified. It cancels no other challenge: a
+ * stranger re-registering an unverified address must not end the owner's pending sign-up, and
+ * cannot take it over (the code goes to the address, the challenge id to whoever registered).
+ * A login challenge supersedes the user's earlier live challenges, as before.
  */
 export async function startChallenge(
   tx: Tx,
   now: Date,
-  input: { userId: string; orgId: string | null; purpose: Purpose; decoy?: boolean }
+  input: { userId: string; orgId: string | null; purpose: Purpose; decoy?: boolean; pending?: repo.PendingRegistration }
 ): Promise<NewChallenge> {
   await repo.lockUser(tx, input.userId)
   const windowStart = new Date(now.getTime() - OTP_SEND_WINDOW_MS)
@@ -38,7 +44,7 @@ export async function startChallenge(
       'retry-after': String(retryAfter),
     })
   }
-  if (!input.decoy) await repo.invalidatePendingChallenges(tx, input.userId, now)
+  if (input.purpose === 'login') await repo.invalidatePendingChallenges(tx, input.userId, now)
   const challengeId = uuid()
   const code = randomDigits(6)
   const expiresAt = new Date(now.getTime() + OTP_TTL_MS)
@@ -51,6 +57,7 @@ export async function startChallenge(
     expiresAt,
     now,
     invalidatedAt: input.decoy ? now : null,
+    pending: input.decoy ? null : (input.pending ?? null),
   })
   return { challengeId, code, expiresAt }
 }

@@ -38,8 +38,14 @@ export async function lockUser(tx: Tx, userId: string): Promise<void> {
   await tx`select 1 from users where user_id = ${userId} for update`
 }
 
-export async function updateUnverifiedUser(tx: Tx, userId: string, passwordHash: string, name: string | null): Promise<void> {
-  await tx`update users set password_hash = ${passwordHash}, name = ${name} where user_id = ${userId}`
+/**
+ * Sets the password and name a verified sign-up chose, only while the address is still unverified:
+ * true when they were applied.
+ */
+export async function applyPendingRegistration(tx: Tx, userId: string, passwordHash: string, name: string | null): Promise<boolean> {
+  const rows = await tx`update users set password_hash = ${passwordHash}, name = ${name}
+                        where user_id = ${userId} and email_verified_at is null returning 1`
+  return rows.length === 1
 }
 
 export async function findUserByEmail(sql: Q, email: string) {
@@ -91,9 +97,11 @@ export async function recentChallengeTimes(tx: Tx, userId: string, since: Date, 
   return rows.map((r) => r.created_at)
 }
 
-export async function invalidatePendingChallenges(tx: Tx, userId: string, now: Date): Promise<void> {
+/** Ends the user's live challenges: all of them, or only those of one purpose. */
+export async function invalidatePendingChallenges(tx: Tx, userId: string, now: Date, purpose?: string): Promise<void> {
   await tx`update otp_challenges set invalidated_at = ${now}
-           where user_id = ${userId} and consumed_at is null and invalidated_at is null`
+           where user_id = ${userId} and consumed_at is null and invalidated_at is null
+           ${purpose ? tx`and purpose = ${purpose}` : tx``}`
 }
 
 export async function insertChallenge(
@@ -107,11 +115,17 @@ export async function insertChallenge(
     expiresAt: Date
     now: Date
     invalidatedAt: Date | null
+    pending: PendingRegistration | null
   }
 ): Promise<void> {
-  await tx`insert into otp_challenges (challenge_id, user_id, org_id, purpose, code_hash, expires_at, created_at, invalidated_at)
-           values (${c.challengeId}, ${c.userId}, ${c.orgId}, ${c.purpose}, ${c.codeHash}, ${c.expiresAt}, ${c.now}, ${c.invalidatedAt})`
+  await tx`insert into otp_challenges (challenge_id, user_id, org_id, purpose, code_hash, expires_at, created_at, invalidated_at,
+                                       pending_password_hash, pending_name, pending_org_name)
+           values (${c.challengeId}, ${c.userId}, ${c.orgId}, ${c.purpose}, ${c.codeHash}, ${c.expiresAt}, ${c.now}, ${c.invalidatedAt},
+                   ${c.pending?.passwordHash ?? null}, ${c.pending?.name ?? null}, ${c.pending?.orgName ?? null})`
 }
+
+/** What a sign-up chose, kept with its challenge until its code is verified. */
+export type PendingRegistration = { passwordHash: string; name: string | null; orgName: string }
 
 export async function closeChallenge(sql: Q, challengeId: string, now: Date): Promise<void> {
   await sql`update otp_challenges set invalidated_at = ${now} where challenge_id = ${challengeId} and invalidated_at is null`
@@ -126,16 +140,21 @@ export type ChallengeRow = {
   challenge_id: string
   user_id: string
   org_id: string | null
+  purpose: string
   code_hash: string
   attempts: number
   expires_at: Date
   consumed_at: Date | null
   invalidated_at: Date | null
+  pending_password_hash: string | null
+  pending_name: string | null
+  pending_org_name: string | null
 }
 
 export async function lockChallenge(tx: Tx, challengeId: string): Promise<ChallengeRow | null> {
   const [row]: [ChallengeRow?] = await tx`
-    select challenge_id, user_id, org_id, code_hash, attempts, expires_at, consumed_at, invalidated_at
+    select challenge_id, user_id, org_id, purpose, code_hash, attempts, expires_at, consumed_at, invalidated_at,
+           pending_password_hash, pending_name, pending_org_name
     from otp_challenges where challenge_id = ${challengeId} for update`
   return row ?? null
 }
@@ -144,8 +163,9 @@ export async function countFailedAttempt(tx: Tx, challengeId: string): Promise<v
   await tx`update otp_challenges set attempts = attempts + 1 where challenge_id = ${challengeId}`
 }
 
+/** Marks the code used and drops the pending password hash it carried (no longer needed). */
 export async function consumeChallenge(tx: Tx, challengeId: string, now: Date): Promise<void> {
-  await tx`update otp_challenges set consumed_at = ${now} where challenge_id = ${challengeId}`
+  await tx`update otp_challenges set consumed_at = ${now}, pending_password_hash = null where challenge_id = ${challengeId}`
 }
 
 export async function deleteChallengesExpiredBefore(sql: Q, cutoff: Date): Promise<number> {

@@ -54,7 +54,9 @@ type Mail = { subject: string; text: string }
 /**
  * Creates the organization and its unverified owner, then sends a code. An email that already
  * has a verified account gets the same answer (a decoy challenge) and a mail saying so; one whose
- * sign-up was never verified restarts it, so nobody can squat an address they cannot read.
+ * sign-up was never verified restarts it, so nobody can squat an address they cannot read. A
+ * restart writes nothing to the user or the organization: its password, name and organization name
+ * wait with its challenge and apply only when that challenge's code is verified (issue 15, item 4).
  */
 export async function register(deps: AuthServices, input: RegisterInput, ip: string): Promise<ChallengeResponse> {
   await limitIp(deps, 'register', ip)
@@ -64,9 +66,10 @@ export async function register(deps: AuthServices, input: RegisterInput, ip: str
   const name = input.name || null
 
   const { challenge, mail } = await deps.db.sql.begin(async (tx): Promise<{ challenge: NewChallenge; mail: Mail | null }> => {
+    const pending = { passwordHash, name, orgName: input.organization_name }
     const account = await createAccount(tx, { email: input.email, name, passwordHash, organizationName: input.organization_name, now })
     if (account) {
-      const challenge = await startChallenge(tx, now, { userId: account.userId, orgId: account.orgId, purpose: 'register' })
+      const challenge = await startChallenge(tx, now, { userId: account.userId, orgId: account.orgId, purpose: 'register', pending })
       return { challenge, mail: mails.code(challenge.code) }
     }
 
@@ -79,10 +82,8 @@ export async function register(deps: AuthServices, input: RegisterInput, ip: str
       const challenge = await startChallenge(tx, now, { userId: existing.user_id, orgId: null, purpose: 'register', decoy: true })
       return { challenge, mail: mails.accountExists() }
     }
-    await repo.updateUnverifiedUser(tx, existing.user_id, passwordHash, name)
     const owned = await repo.firstOwnedOrg(tx, existing.user_id)
-    if (owned) await renameOrganization(tx, owned, input.organization_name)
-    const challenge = await startChallenge(tx, now, { userId: existing.user_id, orgId: owned, purpose: 'register' })
+    const challenge = await startChallenge(tx, now, { userId: existing.user_id, orgId: owned, purpose: 'register', pending })
     return { challenge, mail: mails.code(challenge.code) }
   })
 
@@ -193,15 +194,31 @@ export async function verifyOtp(deps: AuthServices, input: VerifyOtpInput, ip: s
       await repo.countFailedAttempt(tx, challenge.challenge_id)
       return null
     }
-    const row = await sessionRow(tx, challenge.user_id, challenge.org_id)
-    if (!row) return null
+    if (!(await sessionRow(tx, challenge.user_id, challenge.org_id))) return null
+    await activateRegistration(tx, challenge)
+    // Read after the activation: the session shows the names this sign-up chose.
+    const row = (await sessionRow(tx, challenge.user_id, challenge.org_id))!
     await repo.consumeChallenge(tx, challenge.challenge_id, now)
     await repo.markEmailVerified(tx, row.user_id, now)
+    // The address is proven: no other pending code (another registration's, an older login's) may
+    // act on this account afterwards.
+    await repo.invalidatePendingChallenges(tx, row.user_id, now)
     const { token } = await issueRefreshToken(tx, now, { userId: row.user_id, orgId: row.org_id })
     return toSession(row, token)
   })
   if (!session) throw invalidOtp()
   return tokenResponse(deps, session)
+}
+
+/**
+ * A verified sign-up code sets the password, name and organization name of *its* registration,
+ * and only while the address is unverified: a later registration by someone else changes nothing
+ * until its own code is verified, and nothing at all once the owner has verified.
+ */
+async function activateRegistration(tx: Tx, c: repo.ChallengeRow) {
+  if (c.purpose !== 'register' || !c.pending_password_hash) return
+  const applied = await repo.applyPendingRegistration(tx, c.user_id, c.pending_password_hash, c.pending_name)
+  if (applied && c.org_id && c.pending_org_name) await renameOrganization(tx, c.org_id, c.pending_org_name)
 }
 
 /**
