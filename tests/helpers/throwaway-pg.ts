@@ -29,14 +29,22 @@ export class ThrowawayPostgres {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`
   }
 
-  private run(args: string[]) {
+  private command(args: string[]): string[] {
     const bin = ThrowawayPostgres.binDir()!
-    const cmd =
-      process.getuid?.() === 0
-        ? ['runuser', '-u', 'postgres', '--', join(bin, args[0]!), ...args.slice(1)]
-        : [join(bin, args[0]!), ...args.slice(1)]
-    const out = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' })
+    return process.getuid?.() === 0
+      ? ['runuser', '-u', 'postgres', '--', join(bin, args[0]!), ...args.slice(1)]
+      : [join(bin, args[0]!), ...args.slice(1)]
+  }
+
+  private run(args: string[]) {
+    const out = Bun.spawnSync(this.command(args), { stdout: 'pipe', stderr: 'pipe' })
     if (out.exitCode !== 0) throw new Error(`${args[0]} failed: ${out.stderr.toString()}`)
+  }
+
+  /** As run, without blocking the event loop: an app served by this process keeps answering meanwhile. */
+  private async runAsync(args: string[]) {
+    const child = Bun.spawn(this.command(args), { stdout: 'pipe', stderr: 'pipe' })
+    if ((await child.exited) !== 0) throw new Error(`${args[0]} failed: ${await new Response(child.stderr).text()}`)
   }
 
   init() {
@@ -46,7 +54,16 @@ export class ThrowawayPostgres {
   }
 
   start() {
-    this.run([
+    this.run(this.startArgs())
+  }
+
+  /** start() that lets this process's event loop run while the server comes up. */
+  startAsync() {
+    return this.runAsync(this.startArgs())
+  }
+
+  private startArgs(): string[] {
+    return [
       'pg_ctl',
       '-D',
       join(this.dir, 'data'),
@@ -56,12 +73,16 @@ export class ThrowawayPostgres {
       '-o',
       `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
       'start',
-    ])
+    ]
   }
 
   /** A fast shutdown: sessions are terminated, as when an operator stops the server. */
   stop() {
     this.run(['pg_ctl', '-D', join(this.dir, 'data'), '-m', 'fast', '-w', 'stop'])
+  }
+
+  stopAsync() {
+    return this.runAsync(['pg_ctl', '-D', join(this.dir, 'data'), '-m', 'fast', '-w', 'stop'])
   }
 
   destroy() {
