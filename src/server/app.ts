@@ -43,6 +43,7 @@ export function buildApp(services: Services) {
     .use(
       graphqlModule({
         credentials,
+        rateLimits,
         log,
         config,
         parts: [usageGraphQL({ db, clock }), keysGraphQL({ db, credentials }), orgGraphQL({ db })],

@@ -199,15 +199,44 @@ async function loadUsage() {
   }
 }
 
+/** listApiKeys answers at most this many per call; a full page means there may be more. */
+const KEY_PAGE = 100
+
+async function keyPage(after: string | null): Promise<Key[]> {
+  const { listApiKeys } = await api.graphql<{ listApiKeys: Key[] }>(
+    `query Keys($first: Int, $after: ID) { listApiKeys(first: $first, after: $after) { ${KEY_FIELDS} } }`,
+    { first: KEY_PAGE, after }
+  )
+  return listApiKeys
+}
+
 async function loadKeys() {
   const box = $('keys')
   try {
-    const { listApiKeys } = await api.graphql<{ listApiKeys: Key[] }>(`query { listApiKeys { ${KEY_FIELDS} } }`)
-    box.replaceChildren(keysTable(listApiKeys))
+    const keys = await keyPage(null)
+    box.replaceChildren(keysTable(keys), moreKeysButton(keys, keys.length))
   } catch (error) {
     box.replaceChildren(h('p', {}, 'Keys are not available right now.'))
     fail(error)
   }
+}
+
+/** The next page, oldest first like the first one (cursor: the last keyPairId shown). */
+function moreKeysButton(shown: Key[], lastPage: number): HTMLElement | string {
+  if (lastPage < KEY_PAGE) return ''
+  return h('button', {
+    type: 'button',
+    id: 'more-keys',
+    onclick: async () => {
+      try {
+        const next = await keyPage(shown[shown.length - 1]!.keyPairId)
+        const all = [...shown, ...next]
+        $('keys').replaceChildren(keysTable(all), moreKeysButton(all, next.length))
+      } catch (error) {
+        fail(error)
+      }
+    },
+  }, 'Show more keys')
 }
 
 function keysTable(keys: Key[]): HTMLElement {

@@ -11,11 +11,14 @@ const PLAN_CACHE_MS = 60_000
  * - `ip`: one bucket per client IP and `name` (public endpoints); default RATE_LIMIT_IP_PER_MIN.
  * - `key`: one bucket per credential (API key pair, or dashboard user) *and* one per organization;
  *   needs `auth`. Per credential: `perMinute`, else the plan's rate_limit_per_minute, else
- *   RATE_LIMIT_KEY_PER_MIN; per organization: the larger of RATE_LIMIT_ORG_PER_MIN and the plan's.
+ *   RATE_LIMIT_KEY_PER_MIN; per organization: `orgPerMinute`, else the larger of RATE_LIMIT_ORG_PER_MIN
+ *   and the plan's.
  * - `org`: the organization's bucket only (`perMinute`, else as above); needs `auth`.
  * Without `name`, key and org buckets are shared by every route, so a key has one budget API-wide.
  */
-export type RateLimitRule = { scope: 'ip'; name: string; perMinute?: number } | { scope: 'key' | 'org'; name?: string; perMinute?: number }
+export type RateLimitRule =
+  | { scope: 'ip'; name: string; perMinute?: number }
+  | { scope: 'key' | 'org'; name?: string; perMinute?: number; orgPerMinute?: number }
 
 export type RateLimits = ReturnType<typeof createRateLimits>
 
@@ -56,6 +59,7 @@ export function createRateLimits({
   // A plan's per-key allowance is never cut below itself by the org-wide default.
   async function orgLimit(principal: Principal, rule: RateLimitRule): Promise<number> {
     if (rule.scope === 'org' && rule.perMinute) return rule.perMinute
+    if (rule.scope === 'key' && rule.orgPerMinute) return rule.orgPerMinute
     return Math.max(config.rateLimits.orgPerMin, (await planPerMinute(principal.planId)) ?? 0)
   }
 

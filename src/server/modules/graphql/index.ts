@@ -4,17 +4,19 @@ import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-
 import { bodyOptions } from '../../http/body'
 import { tagOrg } from '../../http/context'
 import type { Config } from '../../platform/config'
-import { ApiError } from '../../platform/errors'
+import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { mediaType } from '../../platform/http'
 import type { Logger } from '../../platform/log'
+import { rateLimitHeaders } from '../../platform/ratelimit'
 import type { Credentials, Principal } from '../../plugins/auth'
+import type { RateLimits } from '../../plugins/ratelimit'
 import { GRAPHQL_CODES, requireRole, rootCause, toGraphQLError } from './errors'
-import { DEFAULT_LIMITS, type QueryLimits, useQueryLimits } from './limits'
+import { DEFAULT_LIMITS, type QueryLimits, useQueryLimits, useResponseSizeLimit } from './limits'
 import type { GraphQLContext, GraphQLPart } from './types'
 
 export type { GraphQLContext, GraphQLPart } from './types'
 export { requireRole }
-export { DEFAULT_LIMITS, type QueryLimits } from './limits'
+export { chargeListItems, DEFAULT_LIMITS, type QueryLimits } from './limits'
 
 /** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */
 const MAX_BODY_BYTES = 64 * 1024
@@ -106,14 +108,16 @@ export function buildSchema(parts: GraphQLPart[]) {
  */
 export function graphqlModule({
   credentials,
+  rateLimits,
   log,
   config,
   parts,
   limits = DEFAULT_LIMITS,
 }: {
   credentials: Credentials
+  rateLimits: RateLimits
   log: Logger
-  config: Pick<Config, 'env'>
+  config: Pick<Config, 'env' | 'rateLimits'>
   /** Every module's part (app.ts lists them), so this module imports no other. */
   parts: GraphQLPart[]
   limits?: QueryLimits
@@ -129,9 +133,20 @@ export function graphqlModule({
     maxRequestBodySize: MAX_BODY_BYTES,
     logging: yogaLogger(log),
     maskedErrors: { maskError: toGraphQLError, errorMessage: 'internal error' },
-    context: ({ request, principal }) => ({ principal, request }),
-    plugins: [useQueryLimits(limits, { introspection: config.env !== 'production' }), useContractErrorCodes()],
+    context: ({ request, principal }) => ({ principal, request, listBudget: { used: 0, limit: limits.maxListItems } }),
+    plugins: [
+      useQueryLimits(limits, { introspection: config.env !== 'production' }),
+      useResponseSizeLimit(limits),
+      useContractErrorCodes(),
+    ],
   })
+  // Per dashboard user, and five times that per organization: a dashboard page makes a handful of calls.
+  const rule = {
+    scope: 'key',
+    name: 'graphql',
+    perMinute: config.rateLimits.graphqlPerMin,
+    orgPerMinute: config.rateLimits.graphqlPerMin * 5,
+  } as const
 
   return new Elysia({ name: 'graphql' }).use(bodyOptions).post(
     '/graphql',
@@ -144,14 +159,29 @@ export function graphqlModule({
           // A key where a JWT belongs is a 403 in REST; the contract makes every refused credential 401 UNAUTHENTICATED here.
           return graphqlErrorResponse(401, 'UNAUTHENTICATED', error.message, { 'www-authenticate': 'Bearer' })
         }
+        // The membership lookup runs before Yoga: an outage here must still be a GraphQL answer.
+        if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
+          log.warn('database unavailable', { route: '/graphql', error: String((error as Error)?.message ?? error) })
+          return graphqlErrorResponse(503, 'UNAVAILABLE', 'the service is temporarily unavailable, retry later', { 'retry-after': '5' })
+        }
         throw error
       }
       tagOrg(request, principal.orgId)
+      const decision = await rateLimits.principal(principal, rule)
+      const limitHeaders = rateLimitHeaders(decision)
+      if (!decision.allowed) {
+        return graphqlErrorResponse(429, 'RATE_LIMITED', 'too many requests, retry later', {
+          ...limitHeaders,
+          'retry-after': String(decision.retryAfterSeconds),
+        })
+      }
       const type = mediaType(request)
       if (type !== 'application/json' && type !== 'application/graphql+json') {
-        return graphqlErrorResponse(415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json')
+        return graphqlErrorResponse(415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json', limitHeaders)
       }
-      return yoga.handleRequest(withLowerCaseContentType(request), { principal })
+      const response = await yoga.handleRequest(withLowerCaseContentType(request), { principal })
+      for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
+      return response
     },
     // Yoga reads the body itself.
     { rawBody: true }

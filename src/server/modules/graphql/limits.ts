@@ -7,6 +7,7 @@ import {
   type SelectionSetNode,
 } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
+import { ApiError } from '../../platform/errors'
 
 export type QueryLimits = {
   /** characters of the query text, checked before it is parsed */
@@ -19,6 +20,10 @@ export type QueryLimits = {
   maxFields: number
   maxAliases: number
   maxDirectives: number
+  /** rows all list fields of one request may return together (aliases × page sizes), charged before each query */
+  maxListItems: number
+  /** bytes of the serialised result; past it the request gets an error instead of the data */
+  maxResponseBytes: number
 }
 
 export const DEFAULT_LIMITS: QueryLimits = {
@@ -28,6 +33,10 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxFields: 300,
   maxAliases: 20,
   maxDirectives: 20,
+  // Two full pages: 20 aliased listApiKeys once made a 47 MB answer.
+  maxListItems: 200,
+  // A full page of 100 key pairs with 20 origins of the longest kind is about 4 MB.
+  maxResponseBytes: 8 * 1024 * 1024,
 }
 
 type Cost = { depth: number; fields: number; aliases: number; directives: number }
@@ -126,6 +135,43 @@ export function useQueryLimits(limits: QueryLimits, options: { introspection: bo
       const violations = limitViolations(params.documentAST, limits)
       if (violations.length > 0) return setResult(violations)
       if (!options.introspection) addValidationRule(NoSchemaIntrospectionCustomRule)
+    },
+  }
+}
+
+const tooLarge = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })
+
+/** List rows a request has asked for so far, against `maxListItems`. One per request (in the context). */
+export type ListBudget = { used: number; limit: number }
+
+/**
+ * Charges `items` list rows against the request's budget before they are read: a list resolver
+ * calls it with the page size it is about to fetch. Past the budget that field fails with
+ * BAD_USER_INPUT and reads nothing.
+ */
+export function chargeListItems(budget: ListBudget, items: number): void {
+  if (budget.used + items > budget.limit) {
+    throw new ApiError(
+      'validation_failed',
+      `this request asks for more than ${budget.limit} list items in all; ask for fewer (first) or use fewer aliases`
+    )
+  }
+  budget.used += items
+}
+
+/** The last wall on what one request can make the server hold and send: the serialised result's size. */
+export function useResponseSizeLimit(limits: QueryLimits): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !result || typeof result !== 'object' || !('data' in result)) return
+      const bytes = Buffer.byteLength(JSON.stringify(result))
+      if (bytes > limits.maxResponseBytes) {
+        setResult({
+          errors: [
+            tooLarge(`the response would be ${bytes} bytes, more than the limit of ${limits.maxResponseBytes}; ask for fewer items`),
+          ],
+        })
+      }
     },
   }
 }

@@ -1,7 +1,11 @@
 import type { Principal } from '../../plugins/auth'
+import type { ListBudget } from './limits'
 
-/** What every resolver receives as context: the caller (always a dashboard JWT) and its request. */
-export type GraphQLContext = { principal: Principal; request: Request }
+/**
+ * What every resolver receives as context: the caller (always a dashboard JWT), its request, and
+ * the request's list-row budget (list resolvers charge it with chargeListItems before reading).
+ */
+export type GraphQLContext = { principal: Principal; request: Request; listBudget: ListBudget }
 
 type Resolver = (parent: unknown, args: any, context: GraphQLContext, info: unknown) => unknown
 

@@ -2,8 +2,8 @@ import * as v from 'valibot'
 import type { Db } from '../../platform/db'
 import { ApiError, issuesToDetails } from '../../platform/errors'
 import type { Credentials } from '../../plugins/auth'
-import { type GraphQLContext, type GraphQLPart, requireRole } from '../graphql'
-import { CreateKeyInput, KeyPairIdInput } from './model'
+import { chargeListItems, type GraphQLContext, type GraphQLPart, requireRole } from '../graphql'
+import { CreateKeyInput, KeyPairIdInput, ListKeysInput } from './model'
 import { createKeyPair, type KeyPairRow, listKeyPairs, revokeKeyPair, rotateKeyPair } from './service'
 
 const MANAGERS = ['owner', 'admin'] as const
@@ -22,7 +22,10 @@ const typeDefs = /* GraphQL */ `
     revokedAt: String
     allowedOrigins: [String!]!
   }
-  type Query { listApiKeys: [ApiKeyPair!]! }
+  type Query {
+    "Oldest first. first: 1–100; after: the last keyPairId of the previous page."
+    listApiKeys(first: Int = 100, after: ID, includeRevoked: Boolean = true): [ApiKeyPair!]!
+  }
   type Mutation {
     createApiKey(name: String!, sdkType: SdkType!, allowedOrigins: [String!]): ApiKeyPair!
     revokeApiKey(keyPairId: ID!): ApiKeyPair!
@@ -75,8 +78,11 @@ export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credenti
       // Enum values map to the lowercase sdk_type stored in the database.
       SdkType: { WEB: 'web', IOS: 'ios', ANDROID: 'android', SERVER: 'server' },
       Query: {
-        listApiKeys: async (_parent: unknown, _args: unknown, { principal }: GraphQLContext) =>
-          (await db.tenant(principal.orgId, (tx) => listKeyPairs(tx, principal.orgId))).map((row) => toApiKeyPair(row)),
+        listApiKeys: async (_parent: unknown, args: Record<string, unknown>, { principal, listBudget }: GraphQLContext) => {
+          const page = parse(ListKeysInput, args)
+          chargeListItems(listBudget, page.first)
+          return (await db.tenant(principal.orgId, (tx) => listKeyPairs(tx, principal.orgId, page))).map((row) => toApiKeyPair(row))
+        },
       },
       Mutation: {
         createApiKey: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {

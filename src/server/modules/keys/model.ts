@@ -46,3 +46,25 @@ export const CreateKeyInput = v.object({
 export type CreateKeyInput = v.InferOutput<typeof CreateKeyInput>
 
 export const KeyPairIdInput = v.object({ keyPairId: v.pipe(v.string(), v.uuid('must be a UUID')) })
+
+export const MAX_PAGE = 100
+
+/** listApiKeys(first = 100, after, includeRevoked = true); an explicit null means the default. */
+export const ListKeysInput = v.object({
+  first: v.pipe(
+    v.optional(v.nullable(v.number()), MAX_PAGE),
+    v.transform((n) => n ?? MAX_PAGE),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(MAX_PAGE, `must be at most ${MAX_PAGE}`)
+  ),
+  after: v.pipe(
+    v.optional(v.nullable(v.pipe(v.string(), v.uuid('must be a keyPairId from an earlier page'))), null),
+    v.transform((s) => s ?? null)
+  ),
+  includeRevoked: v.pipe(
+    v.optional(v.nullable(v.boolean()), true),
+    v.transform((b) => b ?? true)
+  ),
+})
+export type ListKeysInput = v.InferOutput<typeof ListKeysInput>

@@ -19,22 +19,50 @@ export type KeyPairRow = {
 
 const COLUMNS = ['org_id', 'key_pair_id', 'name', 'sdk_type', 'public_key', 'allowed_origins', 'created_at', 'last_used_at', 'revoked_at']
 
-export async function insertKeyPair(
-  sql: Q,
-  k: { orgId: string; keyPairId: string; name: string; sdkType: SdkType; publicKey: string; secretHash: string; allowedOrigins: string[] }
-): Promise<KeyPairRow> {
-  const [row] = await sql<KeyPairRow[]>`
+/** Serialises key creation per organization (pg_advisory_xact_lock's first key: this table's lock space). */
+const CREATE_LOCK = 727274102
+
+/**
+ * Inserts a key pair unless the organization already has `maxActive` active ones; null then. Must
+ * run inside a transaction: the advisory lock is held until it ends, and the count is a new
+ * statement after the lock, so it sees every pair a concurrent creation committed before.
+ */
+export async function insertKeyPairWithinLimit(
+  tx: Tx,
+  k: { orgId: string; keyPairId: string; name: string; sdkType: SdkType; publicKey: string; secretHash: string; allowedOrigins: string[] },
+  maxActive: number
+): Promise<KeyPairRow | null> {
+  await tx`select pg_advisory_xact_lock(${CREATE_LOCK}, hashtext(${k.orgId}))`
+  const [row]: [KeyPairRow?] = await tx`
     insert into api_key_pairs (org_id, key_pair_id, name, sdk_type, public_key, secret_hash, allowed_origins)
-    values (${k.orgId}, ${k.keyPairId}, ${k.name}, ${k.sdkType}, ${k.publicKey}, ${k.secretHash}, ${sql.array(k.allowedOrigins)})
-    returning ${sql(COLUMNS)}`
-  return row!
+    select ${k.orgId}, ${k.keyPairId}, ${k.name}, ${k.sdkType}, ${k.publicKey}, ${k.secretHash}, ${tx.array(k.allowedOrigins)}
+    where (select count(*) from api_key_pairs where org_id = ${k.orgId} and revoked_at is null) < ${maxActive}
+    returning ${tx(COLUMNS)}`
+  return row ?? null
 }
 
-export function listKeyPairs(sql: Q, orgId: string): Promise<KeyPairRow[]> {
+/**
+ * One page, oldest first; `after` is the last keyPairId of the previous page. Keyset pagination on
+ * (created_at, key_pair_id), compared in SQL (a JS Date would drop created_at's microseconds), so
+ * pages stay stable while pairs are added or revoked. An `after` of no pair here gives no rows.
+ */
+export function listKeyPairs(
+  sql: Q,
+  orgId: string,
+  page: { first: number; after: string | null; includeRevoked: boolean } = { first: 100, after: null, includeRevoked: true }
+): Promise<KeyPairRow[]> {
   return sql<KeyPairRow[]>`
     select ${sql(COLUMNS)} from api_key_pairs
     where org_id = ${orgId}
-    order by created_at, key_pair_id`
+      ${page.includeRevoked ? sql`` : sql`and revoked_at is null`}
+      ${
+        page.after
+          ? sql`and (created_at, key_pair_id) > (
+                  select created_at, key_pair_id from api_key_pairs where org_id = ${orgId} and key_pair_id = ${page.after})`
+          : sql``
+      }
+    order by created_at, key_pair_id
+    limit ${page.first}`
 }
 
 export async function findKeyPair(sql: Q, orgId: string, keyPairId: string): Promise<KeyPairRow | null> {
