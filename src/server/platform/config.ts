@@ -1,7 +1,13 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseTrustProxy, type TrustProxy } from './client-ip'
 
-const DEV_JWT_SECRET = 'dev-only-jwt-secret-do-not-use-in-production'
+// The development default of earlier versions. It is public (it is in this repository's history), so
+// a token signed with it proves nothing: it is refused as JWT_SECRET everywhere (issue 15, item 5).
+const PUBLIC_DEV_JWT_SECRET = 'dev-only-jwt-secret-do-not-use-in-production'
+export const JWT_SECRET_FILE = 'jwt-secret'
 
 const bool = v.pipe(
   v.picklist(['true', 'false', '1', '0', 'yes', 'no']),
@@ -18,7 +24,7 @@ const EnvSchema = v.object({
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   DB_POOL_MAX: v.optional(int(1, 200), '10'),
   DB_TIMEOUT_MS: v.optional(int(100, 120_000), '5000'),
-  JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters')), DEV_JWT_SECRET),
+  JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
   MAIL_FROM: v.optional(v.pipe(v.string(), v.email()), 'no-reply@bss.local'),
   SUPPORT_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'support@bss.local'),
@@ -78,7 +84,14 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
-/** Reads and validates the environment; throws ConfigError listing every bad variable. */
+// Tests without JWT_SECRET share one random secret per process (every harness in a file agrees).
+let testJwtSecret: string | undefined
+
+/**
+ * Reads and validates the environment; throws ConfigError listing every bad variable.
+ * Without JWT_SECRET, development uses the random secret kept in DATA_DIR (created on first start:
+ * the one file this function may write) and tests a random one per process; production refuses.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
   const parsed = v.safeParse(EnvSchema, present)
@@ -87,11 +100,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`)
   }
   const e = parsed.output
-  if (e.NODE_ENV === 'production') {
-    // A production deployment must never run with a secret that is public in this repository.
-    if (e.JWT_SECRET === DEV_JWT_SECRET)
-      throw new ConfigError('invalid configuration:\n  JWT_SECRET: must be set to a private value in production')
-  }
+  if (e.JWT_SECRET === PUBLIC_DEV_JWT_SECRET)
+    throw new ConfigError(
+      'invalid configuration:\n  JWT_SECRET: is the public development default; set a private value (or none in development)'
+    )
+  if (!e.JWT_SECRET && e.NODE_ENV === 'production')
+    throw new ConfigError('invalid configuration:\n  JWT_SECRET: must be set to a private value in production')
+  const jwtSecret =
+    e.JWT_SECRET ?? (e.NODE_ENV === 'test' ? (testJwtSecret ??= randomBytes(32).toString('base64url')) : dataDirJwtSecret(e.DATA_DIR))
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -100,7 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     dbPoolMax: e.DB_POOL_MAX,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
-    jwtSecret: e.JWT_SECRET,
+    jwtSecret,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     supportEmail: e.SUPPORT_EMAIL,
@@ -120,4 +136,34 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
   }
+}
+
+/**
+ * The development JWT secret of one DATA_DIR: read from DATA_DIR/jwt-secret, or created there
+ * (32 random bytes, mode 0600) on first use, so access tokens survive a restart and no two data
+ * folders share a secret. Created beside and hard-linked into place, so two processes starting
+ * together agree on one value.
+ */
+export function dataDirJwtSecret(dataDir: string): string {
+  const dir = resolve(dataDir)
+  const file = join(dir, JWT_SECRET_FILE)
+  mkdirSync(dir, { recursive: true })
+  try {
+    statSync(file)
+  } catch {
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+    writeFileSync(tmp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' })
+    try {
+      linkSync(tmp, file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    } finally {
+      unlinkSync(tmp)
+    }
+  }
+  // A secret others on the machine can read is no secret: tighten a copied or hand-made file.
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+  const secret = readFileSync(file, 'utf8').trim()
+  if (secret.length < 32) throw new ConfigError(`invalid configuration:\n  JWT_SECRET: ${file} holds fewer than 32 characters`)
+  return secret
 }
