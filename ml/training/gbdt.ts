@@ -18,6 +18,8 @@ export type GbdtParams = {
   /** most bins (candidate thresholds + 1) per feature */
   bins: number
   seed: number
+  /** share of features each tree may split on (feature bagging); omitted = all */
+  colsample?: number
 }
 
 export type FittedGbdt = { base: number; trees: Tree[]; gain: number[] }
@@ -52,10 +54,11 @@ type Split = { feature: number; bin: number; gain: number }
 const score = (g: number, h: number, lambda: number) => (g * g) / (h + lambda)
 
 /**
- * `weights` (optional, default 1) scale each row's gradient and hessian.
- * Internal nodes keep the value they would have as leaves: inference reads
- * only leaves, and the difference along a path is each split's contribution
- * (Saabas), which names what drove a score.
+ * `weights` (optional) scale each row's gradient and hessian. With weights
+ * (the M4 trainer), internal nodes keep the value they would have as leaves:
+ * inference reads only leaves, and the difference along a path is each
+ * split's contribution (Saabas), which names what drove a score. Without
+ * weights internal values stay 0, so earlier fits are byte-identical.
  */
 export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[], p: GbdtParams, weights?: readonly number[]): FittedGbdt {
   const n = x.length
@@ -76,13 +79,14 @@ export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[],
   const rng = createRng(p.seed)
   const trees: Tree[] = []
   const gain = new Array<number>(d).fill(0)
+  const allowed = new Uint8Array(d).fill(1)
 
   const bestSplit = (rows: Uint32Array, g: number, h: number): Split | undefined => {
     let best: Split | undefined
     const parent = score(g, h, p.lambda)
     for (let f = 0; f < d; f++) {
       const nb = thr[f].length + 1
-      if (nb < 2) continue
+      if (nb < 2 || !allowed[f]) continue
       const hg = new Float64Array(nb)
       const hh = new Float64Array(nb)
       const hc = new Uint32Array(nb)
@@ -116,6 +120,8 @@ export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[],
     }
     const sample: number[] = []
     for (let i = 0; i < n; i++) if (rng.next() < p.subsample) sample.push(i)
+    allowed.fill(1)
+    if (p.colsample !== undefined && p.colsample < 1) for (let f = 0; f < d; f++) allowed[f] = rng.next() < p.colsample ? 1 : 0
     const tree: Tree = { feature: [], threshold: [], left: [], right: [], value: [] }
     const splitBin: number[] = []
 

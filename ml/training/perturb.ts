@@ -4,12 +4,15 @@
 // in training; these negatives teach the model which human properties
 // matter (speed that varies, steps that grow with the time between samples,
 // corrections and jitter, asymmetric velocity profiles, curved paths), each
-// on real paths, real timing and real task context. They are made only from
+// on real paths, real timing and real task context. `waypoints` walks a
+// polyline through a few points of the path at the original pace, so it
+// turns corners without slowing down, as scripts that move between
+// waypoints do. They are made only from
 // the humans of the training folds.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 
-export const PERTURBATIONS = ['constant_speed', 'equal_steps', 'smoothed', 'eased', 'bezier_path'] as const
+export const PERTURBATIONS = ['constant_speed', 'equal_steps', 'smoothed', 'eased', 'bezier_path', 'waypoints'] as const
 export type Perturbation = (typeof PERTURBATIONS)[number]
 
 const isMove = (s: Signal) => (s.k === 'mm' || s.k === 'tm') && Number.isFinite(s.x) && Number.isFinite(s.y)
@@ -78,6 +81,15 @@ function perturbStroke(rng: Rng, kind: Perturbation, t: number[], pts: P[]): { t
           return { x: sx / c, y: sy / c }
         }),
       }
+    }
+    case 'waypoints': {
+      const k = Math.max(3, Math.min(n - 1, rng.int(4, 9)))
+      const way: P[] = Array.from({ length: k + 1 }, (_, i) => along(pts, cum, (total * i) / k))
+      const wc = [0]
+      for (let i = 1; i < way.length; i++) wc.push(wc[i - 1] + Math.hypot(way[i].x - way[i - 1].x, way[i].y - way[i - 1].y))
+      const wt = wc[wc.length - 1]
+      // the original progress along the path, mapped onto the polyline
+      return { t, pts: cum.map((c) => along(way, wc, total > 0 ? (c / total) * wt : 0)) }
     }
     case 'bezier_path': {
       // the same speed along a cubic Bézier between the stroke's ends

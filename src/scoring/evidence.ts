@@ -48,6 +48,8 @@ const POINTER_CODE: Record<string, string> = {
   step_len_cv_med: 'pointer_mechanical_steps',
   step_dt_corr_med: 'pointer_mechanical_steps',
   raw_speed_cv_med: 'pointer_constant_velocity',
+  corner_speed_med: 'pointer_curvature_speed_mismatch',
+  fast_corner_share: 'pointer_curvature_speed_mismatch',
   // client-vector names (scoreFeatures)
   ptr_straightness: 'pointer_path_too_straight',
   ptr_deviation: 'pointer_path_too_straight',

@@ -1,8 +1,8 @@
 // M4 scoring as the ingest module and the demo endpoint use it. Each
 // modality the session has gives evidence in log-odds (evidence.ts): pointer
 // from calibrated trees over the stored signals (session-features.ts),
-// keyboard, scroll, touch and clicks from rules. m3_score = sigmoid(sum); a
-// modality without data adds nothing. hcs is m3_score × 100, capped by every
+// keyboard, scroll, touch and clicks from rules. m3_score = sigmoid(combine);
+// a modality without data adds nothing. hcs is m3_score × 100, capped by every
 // integrity check that fails. docs/scoring.md has the method, caps,
 // thresholds and reason codes.
 import { FEATURE_INDEX as F, FEATURE_WINDOW, clampFeature, extractFeatures } from './features'
@@ -72,13 +72,30 @@ export function modalityEvidence(model: M4Model, evidence: NonNullable<SessionEv
   return evidence.session ? sessionEvidenceOf(model, evidence.session, evidence.features) : vectorEvidenceOf(model, evidence.features)
 }
 
-/** the summed evidence capped by every failed check, the verdict and the reasons */
+/**
+ * Modality evidence into one log-odds: every modality against the session
+ * counts in full; of the modalities for it, only the strongest, and only
+ * half of it when another modality is against. Bots often script one
+ * modality well (human-like typing, a replayed scroll), so human evidence
+ * in one may not excuse bot evidence in another. Adding a natural modality
+ * still never lowers the score: it can only raise the strongest positive.
+ */
+export function combine(evs: readonly Evidence[]): number {
+  let against = 0
+  let best = 0
+  for (const e of evs) {
+    if (e.z < 0) against += e.z
+    else best = Math.max(best, e.z)
+  }
+  return against + (against < 0 ? best / 2 : best)
+}
+
+/** the combined evidence capped by every failed check, the verdict and the reasons */
 export function judgeEvidence(model: M4Model, evidence: SessionEvidence): ScoreResult {
   if (!evidence) return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
   const { findings } = evidence
   const evs = modalityEvidence(model, evidence)
-  let z = 0
-  for (const e of evs) z += e.z
+  const z = combine(evs)
   const m3 = evs.length ? sigmoid(z) : 0.5
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10
   // A failed integrity check is evidence enough, however short the session.

@@ -52,6 +52,8 @@ export const POINTER_FEATURE_NAMES = [
   'step_len_cv_med',
   'step_dt_corr_med',
   'raw_speed_cv_med',
+  'corner_speed_med',
+  'fast_corner_share',
 ] as const
 
 export type PointerFeatureName = (typeof POINTER_FEATURE_NAMES)[number]
@@ -207,6 +209,10 @@ type StrokeStats = {
   stepDtCorr: number
   /** CV of step length / gap over recorded samples */
   rawSpeedCv: number
+  /** speed through sharp turns / mean speed: a hand slows down to turn, a path of waypoints does not; NaN without sharp turns */
+  cornerSpeed: number
+  /** share of steps that turn sharply at no less than the stroke's mean speed */
+  fastCorners: number
   steps: number
   repeatedSteps: number
   dts: number
@@ -263,6 +269,9 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   let sld = 0
   let rv = 0
   let rvv = 0
+  let cornerSum = 0
+  let corners = 0
+  const cornerSpeeds: number[] = []
   let curvN = 0
   let sc = 0
   let ss = 0
@@ -305,6 +314,11 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
           lastSign = sign
         }
         const pd = Math.hypot(pdx, pdy)
+        if (pd >= 3 && d >= 3 && dt > 0 && Math.abs(a) > 0.9) {
+          cornerSpeeds.push(d / dt)
+          corners++
+          cornerSum += d / dt
+        }
         if (pd >= 1 && dt > 0) {
           // log curvature vs log speed: the two-thirds power law of human movement
           const c = Math.log(Math.abs(a) / ((pd + d) / 2) + 1e-4)
@@ -392,7 +406,12 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
     const mv = rv / ln
     rawSpeedCv = mv > 0 ? Math.sqrt(Math.max(0, rvv / ln - mv * mv)) / mv : 0
   }
+  const meanRawSpeed = ln ? rv / ln : 0
+  let fast = 0
+  for (const v of cornerSpeeds) if (v >= meanRawSpeed) fast++
   return {
+    cornerSpeed: corners && meanRawSpeed > 0 ? cornerSum / corners / meanRawSpeed : Number.NaN,
+    fastCorners: ln ? fast / ln : 0,
     stepLenCv,
     stepDtCorr,
     rawSpeedCv,
@@ -487,6 +506,12 @@ function pointerFeatures(signals: readonly Signal[]): { features: number[] | nul
     med(stats.map((s) => s.stepLenCv)),
     med(stats.map((s) => s.stepDtCorr)),
     med(stats.map((s) => s.rawSpeedCv)),
+    (() => {
+      const c = stats.map((s) => s.cornerSpeed).filter((v) => Number.isFinite(v))
+      // no sharp turn at all: −1, apart from every measured ratio (≥ 0)
+      return c.length ? med(c) : -1
+    })(),
+    med(stats.map((s) => s.fastCorners)),
   ]
   return { features, strokes: stats.length, moves, presses }
 }
@@ -592,7 +617,8 @@ function timing(signals: readonly Signal[]): Timing {
   let prev: number | undefined
   let gaps = 0
   let bursts = 0
-  let resolution = Number.POSITIVE_INFINITY
+  let smallest = Number.POSITIVE_INFINITY
+  const positive: number[] = []
   for (const s of signals) {
     const k = s.k
     if (k === 'c' || k === 'f' || k === 'b' || k === 'v' || k === 'r' || !num(s.t)) continue
@@ -600,9 +626,21 @@ function timing(signals: readonly Signal[]): Timing {
       const gap = s.t - prev
       gaps++
       if (gap < 2) bursts++
-      if (gap > 1e-6 && gap < resolution) resolution = gap
+      if (gap > 1e-6) {
+        if (gap < smallest) smallest = gap
+        if (positive.length < 4000) positive.push(gap)
+      }
     }
     prev = s.t
+  }
+  // A coarse clock puts every gap on a multiple of its tick; a script that
+  // sends key up with its key down has a smallest gap that is just its
+  // fastest keystroke, and gaps off that grid.
+  let resolution = smallest
+  if (Number.isFinite(smallest) && smallest >= COARSE_TIMER_MS) {
+    let onGrid = 0
+    for (const g of positive) if (Math.abs(g / smallest - Math.round(g / smallest)) * smallest < 0.5) onGrid++
+    if (onGrid < 0.9 * positive.length) resolution = 1
   }
   return { resolutionMs: resolution, burstShare: gaps && resolution < COARSE_TIMER_MS ? bursts / gaps : 0, gaps }
 }
