@@ -1,13 +1,14 @@
 import { findMemberPlan } from './modules/auth'
 import { findActiveKey, touchLastUsed } from './modules/keys'
 import { findOrgPlan, planRateLimit } from './modules/org'
+import { databaseRateLimiter } from './modules/ratelimit'
 import type { AccessTokens } from './platform/access-token'
 import type { Clock } from './platform/clock'
 import type { Config } from './platform/config'
 import type { Db } from './platform/db'
 import type { Logger } from './platform/log'
 import type { Mailer } from './platform/mailer'
-import type { RateLimiter } from './platform/ratelimit'
+import { type RateLimiter, TieredRateLimiter } from './platform/ratelimit'
 import { type CredentialStore, type Credentials, createCredentials } from './plugins/credentials'
 import { createRateLimits, type RateLimits } from './plugins/rate-limits'
 
@@ -54,10 +55,14 @@ export function createServices(infra: Infra): Services {
     findMember: (orgId, userId) => findMemberPlan(db.sql, orgId, userId),
     touchKey: (orgId, keyPairId) => touchLastUsed(db.sql, orgId, keyPairId),
   }
+  // Buckets of 5 minutes or more (per-account login and code limits) live in the database, so a
+  // Redis outage or a restart cannot reset them (issue 15, item 8); per-minute ones stay in infra.limiter.
+  const limiter = new TieredRateLimiter(infra.limiter, databaseRateLimiter({ db, now: () => infra.clock.now() }))
   return {
     ...infra,
+    limiter,
     lifecycle: { draining: false },
     credentials: createCredentials({ store, config: infra.config, tokens: infra.tokens, log: infra.log }),
-    rateLimits: createRateLimits({ planRateLimit: (planId) => planRateLimit(db.sql, planId), ...infra }),
+    rateLimits: createRateLimits({ planRateLimit: (planId) => planRateLimit(db.sql, planId), ...infra, limiter }),
   }
 }

@@ -57,6 +57,31 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+/** Windows at least this long go to the durable limiter of a TieredRateLimiter. */
+export const DURABLE_WINDOW_MS = 5 * 60 * 1000
+
+/**
+ * Routes each take by its window: short buckets (per-minute request limits) to `fast` (memory or
+ * Redis: no database round trip, and losing one forgets at most a minute); buckets of
+ * DURABLE_WINDOW_MS or longer (per-account login and code limits, 15 minutes) to `durable` (the
+ * database), where neither a Redis outage nor a restart can reset them (issue 15, item 8).
+ */
+export class TieredRateLimiter implements RateLimiter {
+  constructor(
+    private readonly fast: RateLimiter,
+    private readonly durable: RateLimiter
+  ) {}
+
+  take(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    return (windowMs >= DURABLE_WINDOW_MS ? this.durable : this.fast).take(key, limit, windowMs)
+  }
+
+  async close(): Promise<void> {
+    await this.fast.close?.()
+    await this.durable.close?.()
+  }
+}
+
 export function decision(allowed: boolean, limit: number, tokens: number, ratePerMs: number): RateDecision {
   return {
     allowed,
