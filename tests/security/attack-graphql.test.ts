@@ -254,6 +254,30 @@ describe('response size', () => {
     expect(Object.keys(small.body.data).length).toBe(20)
   })
 
+  it('the issue-15 attack again: 10,000 pairs (revoked ones included), three parallel 20-alias listApiKeys, /health meanwhile', async () => {
+    // 10,000 key pairs as the attack left them (most revoked now: at most 100 may be active).
+    await h.deps.db.sql`
+      insert into api_key_pairs (org_id, key_pair_id, name, sdk_type, public_key, secret_hash, allowed_origins, revoked_at)
+      select ${h.a.orgId}, gen_random_uuid(), 'flood ' || i, 'web', 'svc_live_pk_flood' || lpad(i::text, 20, '0'),
+             md5(i::text) || md5((i + 1)::text), '{}', now()
+      from generate_series(1, 9900) as i`
+    const rssBefore = process.memoryUsage().rss
+    const health = (async () => {
+      const started = performance.now()
+      await h.request('GET', '/health')
+      return performance.now() - started
+    })()
+    const results = await Promise.all([0, 1, 2].map(() => gql(h.app, { jwt: h.a.jwt }, aliased(20))))
+    const healthMs = await health
+    const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 1e6
+    const sizes = results.map((r) => r.text.length)
+    console.log(
+      `[attack-graphql] 10,000 pairs, three parallel 20-alias listApiKeys: ${sizes.join(', ')} bytes, /health ${healthMs.toFixed(0)} ms, RSS ${rssGrowthMb >= 0 ? '+' : ''}${rssGrowthMb.toFixed(1)} MB`
+    )
+    for (const res of results) expect(codes(res)).toContain('BAD_USER_INPUT')
+    expect(Math.max(...sizes)).toBeLessThan(20_000)
+  })
+
   it('a result over maxResponseBytes is refused as a whole (400 BAD_USER_INPUT, no data)', async () => {
     const app = new Elysia().use(httpPipeline(h.deps)).use(
       graphqlModule({

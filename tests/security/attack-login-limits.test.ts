@@ -89,6 +89,28 @@ describe('per-account limits survive a Redis outage and a restart', () => {
   })
 })
 
+describe('the issue-15 sweep attack through the app (finding 1)', () => {
+  it('10,000 cheap rate-limited requests do not give an exhausted account more guesses', async () => {
+    const org = await h.seedOrg('Swept')
+    for (let i = 0; i < 10; i++) expect((await post(h.app, '/auth/login', { email: org.email, password: `guess-${i}` })).status).toBe(401)
+    expect((await post(h.app, '/auth/login', { email: org.email, password: 'guess-x' })).status).toBe(429)
+    // Idle longer than the per-minute buckets' window, then 10,000 requests that each take a token.
+    h.clock.advance(61_000)
+    const started = performance.now()
+    const statuses = new Map<number, number>()
+    for (let i = 0; i < 10_000; i++) {
+      const res = await h.request('POST', '/v1/demo/live-score', { body: {}, headers: { 'x-forwarded-for': '203.0.113.99' } })
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+    }
+    const seconds = (performance.now() - started) / 1000
+    const after = await post(h.app, '/auth/login', { email: org.email, password: org.password })
+    console.log(
+      `[attack-login-limits] 10,000 live-score requests in ${seconds.toFixed(1)} s (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}), then the exhausted account's login: ${after.status}`
+    )
+    expect(after.status).toBe(429)
+  })
+})
+
 describe('databaseRateLimiter', () => {
   it('takes tokens atomically: 50 concurrent takes of a 10-token bucket let exactly 10 through', async () => {
     const limiter = databaseRateLimiter({ db: h.deps.db, now: () => h.clock.now() })
