@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { EventEmitter } from 'node:events'
+import net from 'node:net'
 import postgres from 'postgres'
+import { adminUrl, testDbKind } from '../helpers/db'
 
 /**
  * The cause of the slow recovery after a PostgreSQL restart (issue 15, item 6), pinned without a
@@ -10,6 +12,11 @@ import postgres from 'postgres'
  * queued can therefore never flush again: every later StartupMessage stays in the buffer, the
  * handshake waits for connect_timeout, the socket is destroyed, and the cycle repeats.
  * scripts/patch-postgres.cjs resets both on teardown.
+ *
+ * How a restart gets there on Bun: when the server goes away, an idle connection's socket emits
+ * 'end' (the FIN) and only later 'close'. postgres.js listens to 'close' alone, so in between the
+ * pool still hands the idle connection to the next query; that query's small write is deferred,
+ * and 'close' then cancels it. The second test does exactly that against a real PostgreSQL.
  */
 
 type FakeSocket = EventEmitter & {
@@ -83,4 +90,54 @@ describe('postgres.js write timer after a socket closes mid-write', () => {
     sockets[1]!.emit('close', false)
     void pending
   })
+
+  it.skipIf(testDbKind() !== 'postgres')(
+    'PostgreSQL: a query that lands between the FIN and the close does not stall the next one',
+    async () => {
+      const url = new URL(adminUrl())
+      let onEnd: (() => void) | null = null
+      const sql = postgres(adminUrl(), {
+        max: 1,
+        connect_timeout: 2,
+        backoff: () => 0.05,
+        onnotice: () => {},
+        // The driver's own socket, with one listener more: 'end' stands for a request arriving
+        // after the server's FIN, before the socket's 'close'.
+        socket: () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(Number(url.port || 5432), url.hostname)
+            s.on('end', () => onEnd?.())
+            s.once('connect', () => resolve(s))
+          }),
+      })
+      const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })
+      clients.push(sql, admin)
+
+      for (let round = 0; round < 3; round++) {
+        const [{ pid }] = (await sql`select pg_backend_pid() as pid`) as unknown as [{ pid: number }]
+        const inWindow = new Promise<string>((resolve) => {
+          onEnd = () => {
+            onEnd = null
+            sql`select 2`
+              .then(
+                () => 'ok',
+                (e: { code?: string }) => String(e.code)
+              )
+              .then(resolve)
+          }
+        })
+        // The server ends this idle session, as a fast shutdown ends every session.
+        await admin`select pg_terminate_backend(${pid})`
+        expect(await inWindow).toBe('CONNECTION_CLOSED')
+        const start = performance.now()
+        // Unpatched: CONNECT_TIMEOUT after the whole connect_timeout (2 s), in every round.
+        const next = await sql`select 3 as n`.then(
+          (rows) => String(rows[0]!.n),
+          (e: { code?: string }) => String(e.code)
+        )
+        expect(next).toBe('3')
+        expect(performance.now() - start).toBeLessThan(1000)
+      }
+    }
+  )
 })
