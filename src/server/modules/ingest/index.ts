@@ -10,7 +10,8 @@ import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { quotaHeaders } from '../usage'
 import { ingestBody, SessionParams } from './model'
-import { getSessionResult, ingestBatch } from './service'
+import { SessionQueue } from './queue'
+import { currentResult, ingestBatch } from './service'
 
 export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
 
@@ -19,6 +20,8 @@ type IngestServices = { db: Db; clock: Clock; config: { trustProxy: TrustProxy }
 /** POST /v1/ingest (SDK batches) and GET /v1/session/:session_id (stored results). */
 export function ingestModule(services: IngestServices) {
   const { db, clock } = services
+  // One per app instance: batches of one session are written one at a time without holding a connection while they wait.
+  const queue = new SessionQueue()
   return new Elysia({ name: 'ingest', prefix: '/v1' })
     .use(ingestCors())
     .use(bodyOptions)
@@ -27,10 +30,13 @@ export function ingestModule(services: IngestServices) {
     .post(
       '/ingest',
       async ({ principal, body, set, status }) => {
-        const outcome = await ingestBatch(db, { orgId: principal.orgId, keyPairId: principal.keyPairId, now: clock.now(), body })
+        // A browser (public key) gets no score back: it must not become a scoring oracle, and its batch is
+        // stored without scoring; the score is computed when a secret key asks for it.
+        const withResult = principal.kind !== 'public'
+        const input = { orgId: principal.orgId, keyPairId: principal.keyPairId, now: clock.now(), body }
+        const outcome = await ingestBatch(db, queue, input, withResult)
         Object.assign(set.headers, quotaHeaders(outcome.quota))
-        // A browser (public key) gets no score back: it must not become a scoring oracle.
-        if (principal.kind === 'public') return status(202, { session_id: body.session_id, accepted: outcome.accepted })
+        if (!withResult) return status(202, { session_id: body.session_id, accepted: outcome.accepted })
         return outcome.result
       },
       // beaconBody: navigator.sendBeacon can only send JSON as text/plain.
@@ -39,7 +45,7 @@ export function ingestModule(services: IngestServices) {
     .get(
       '/session/:session_id',
       async ({ principal, params }) => {
-        const result = await getSessionResult(db, principal.orgId, params.session_id)
+        const result = await currentResult(db, principal.orgId, params.session_id, clock.now())
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },

@@ -6,10 +6,13 @@ import { ApiError } from '../../platform/errors'
 import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
 import * as repo from './repo'
+import type { SessionQueue } from './queue'
 import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
 export const SESSION_WINDOW_MS = 30 * 60_000
+/** …and at most this many signals (API.md): the bound on the cost of computing its score. */
+export const MAX_SESSION_SIGNALS = 50_000
 
 export type SessionResult = {
   session_id: string
@@ -25,20 +28,22 @@ export type SessionResult = {
 }
 
 export type { Quota } from '../usage'
-export type IngestOutcome = { result: SessionResult; accepted: number; quota: Quota }
+/** `result` only when asked for (secret keys). */
+export type IngestOutcome = { result?: SessionResult; accepted: number; quota: Quota }
 
-function toResult(row: repo.SessionRow): SessionResult {
+/** The answer for a stored row; `covered` is what its score covers when the row's counters ran ahead of it. */
+function toResult(row: repo.SessionRow, covered?: { batches: number; signals: number }): SessionResult {
   return {
     session_id: row.session_id,
     hcs: Number(row.hcs),
     m3_score: Number(row.m3_score),
-    verdict: row.verdict,
+    verdict: row.verdict!,
     reasons: row.reasons,
-    signals: row.signal_count,
-    batches: row.batch_count,
-    model_version: row.model_version,
+    signals: covered?.signals ?? row.signal_count,
+    batches: covered?.batches ?? row.batch_count,
+    model_version: row.model_version!,
     first_seen_at: row.first_seen_at.toISOString(),
-    scored_at: row.scored_at.toISOString(),
+    scored_at: row.scored_at!.toISOString(),
   }
 }
 
@@ -46,34 +51,31 @@ function toResult(row: repo.SessionRow): SessionResult {
  * The stored result of one session of one organization, or null (absent, or another organization's).
  * Read inside db.tenant, so row-level security is a second wall behind the org_id in the query.
  */
-export function getSessionResult(db: Db, orgId: string, sessionId: string): Promise<SessionResult | null> {
-  return db.tenant(orgId, async (tx) => {
-    const row = await repo.findScoredSession(tx, orgId, sessionId)
-    return row ? toResult(row) : null
-  })
+export function getSessionResult(db: Db, orgId: string, sessionId: string, now = new Date()): Promise<SessionResult | null> {
+  return currentResult(db, orgId, sessionId, now)
 }
 
 type IngestInput = { orgId: string; keyPairId?: string; now: Date; body: IngestBody }
 
-/** What is computed from the request alone, before any query. */
-type Batch = { signals: Signal[]; json: string; hash: string; firstPrint: string | null; month: string }
+/** What is computed from the request alone, before any query: O(batch), never O(session). */
+type Batch = { signals: Signal[]; json: string; hash: string; month: string }
 
 function prepareBatch({ body, now }: IngestInput): Batch {
   const signals = body.signals as Signal[]
   const json = JSON.stringify(signals)
   // node:crypto, not the pure-JS sha256 of platform/crypto: a batch can be 1 MiB and this runs on every request.
   const hash = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(json).digest('hex')
-  return { signals, json, hash, firstPrint: fingerprint(signals), month: monthStartUtc(now).toISOString().slice(0, 10) }
+  return { signals, json, hash, month: monthStartUtc(now).toISOString().slice(0, 10) }
 }
 
 /**
  * Opens (creates, or locks) the session and reads what the batch is judged against, in one round
- * trip: the month's quota, the session row, and its stored batches. The batches are read after the
- * row lock is taken, so a batch committed by a concurrent request is seen (and a retry of it recognised).
+ * trip: the month's quota, the session's counters, and whether this batch is a retry. The retry probe
+ * runs after the row lock is taken, so a batch committed by a concurrent request is recognised.
  */
 async function openSession(tx: Tx, input: IngestInput, batch: Batch) {
   const { orgId, now, body } = input
-  const [quota, head, stored] = await Promise.allSettled([
+  const [quota, head, original] = await Promise.allSettled([
     readQuota(tx, orgId, now),
     repo.openSession(tx, {
       orgId,
@@ -82,40 +84,24 @@ async function openSession(tx: Tx, input: IngestInput, batch: Batch) {
       sdkType: body.sdk_type,
       month: batch.month,
       now,
-      firstPrint: batch.firstPrint,
     }),
-    repo.storedBatches(tx, orgId, body.session_id, batch.hash),
+    repo.findBatchByHash(tx, orgId, body.session_id, batch.hash),
   ])
   if (quota.status === 'fulfilled' && !quota.value) throw new ApiError('unauthorized', 'the organization no longer exists')
-  for (const r of [quota, head, stored]) if (r.status === 'rejected') throw r.reason
+  for (const r of [quota, head, original]) if (r.status === 'rejected') throw r.reason
   return {
     quota: (quota as PromiseFulfilledResult<Quota>).value,
     head: (head as PromiseFulfilledResult<repo.SessionHead>).value,
-    stored: (stored as PromiseFulfilledResult<repo.StoredBatch[]>).value,
+    original: (original as PromiseFulfilledResult<number | null>).value,
   }
 }
 
-/** Every signal of the session in arrival order, never re-sorted: time going back across batches is itself evidence. */
-async function sessionEvidence(tx: Tx, input: IngestInput, batch: Batch, head: repo.SessionHead, stored: repo.StoredBatch[]) {
-  if (head.inserted) return { signals: batch.signals, print: batch.firstPrint, replayed: head.replayed }
-  const signals = stored.flatMap((b) => b.signals ?? []).concat(batch.signals)
-  const print = fingerprint(signals)
-  const replayed =
-    print === batch.firstPrint ? head.replayed : await repo.fingerprintSeenElsewhere(tx, input.orgId, print, input.body.session_id)
-  return { signals, print, replayed }
-}
-
-/** A retried batch (same hash) answers as the original did and changes nothing, also after the window closed. */
-function answerRetry(head: repo.SessionHead, stored: repo.StoredBatch[], quota: Quota): IngestOutcome | null {
-  const original = head.inserted ? undefined : stored.find((b) => b.duplicate)
-  return original ? { result: toResult(head), accepted: original.signal_count, quota } : null
-}
-
-/** A new session needs quota left; an existing one must still be inside its 30-minute window. */
-function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date): void {
+/** A new session needs quota left; an existing one must still be inside its 30-minute window and below 50,000 signals. */
+function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date, adding: number): void {
   // Fast refusal when the month is already used up (the counter only grows); claimSession stays the authority.
   if (head.inserted && quota.used >= quota.limit) throw quotaExceeded(quota)
-  if (!head.inserted && now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
+  if (head.inserted) return
+  if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
     throw new ApiError(
       'conflict',
       'this session is closed: it takes batches for 30 minutes after its first one; start a new session',
@@ -123,65 +109,130 @@ function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date): void 
       quotaHeaders(quota)
     )
   }
+  if (head.signal_count + adding > MAX_SESSION_SIGNALS) {
+    throw new ApiError(
+      'conflict',
+      `this session is full: it holds at most ${MAX_SESSION_SIGNALS.toLocaleString('en-US')} signals (it has ${head.signal_count}, this batch has ${adding}); start a new session`,
+      undefined,
+      quotaHeaders(quota)
+    )
+  }
 }
 
-/** Stores the batch and the session's new score; returns the session's result as the response shows it. */
-async function storeBatch(
-  tx: Tx,
-  { orgId, now, body }: IngestInput,
-  batch: Batch,
-  head: repo.SessionHead,
-  print: string | null,
-  scored: ReturnType<typeof score>
-): Promise<SessionResult> {
+type Written = { accepted: number; quota: Quota }
+
+/**
+ * The write of one batch, in one short transaction: create or lock the session, store the batch, move
+ * the counters on, and for a new session claim it against the month's quota. Reads no earlier signal
+ * and scores nothing, so its cost does not depend on the session's length.
+ */
+async function writeBatch(tx: Tx, input: IngestInput, batch: Batch): Promise<Written> {
+  const { orgId, now, body } = input
+  const { quota, head, original } = await openSession(tx, input, batch)
+  // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
+  if (original !== null) return { accepted: original, quota }
+  checkAdmissible(head, quota, now, batch.signals.length)
   const seq = head.batch_count + 1
-  const signalCount = head.signal_count + batch.signals.length
-  await repo.appendBatch(tx, {
-    orgId,
-    sessionId: body.session_id,
-    seq,
-    capturedAt: body.captured_at,
-    hash: batch.hash,
-    signalCount: batch.signals.length,
-    signalsJson: batch.json,
-    now,
-    sessionSignalCount: signalCount,
-    features: body.features,
-    fingerprint: print,
-    scored,
-  })
-  return toResult({
-    session_id: body.session_id,
-    ...scored,
-    signal_count: signalCount,
-    batch_count: seq,
-    first_seen_at: head.first_seen_at,
-    scored_at: now,
-  })
+  // Sent together, the claim last: the counter row is locked only until the commit right after it,
+  // and a refused claim rolls the stored batch back.
+  const [, quotaAfter] = await Promise.all([
+    repo.appendBatch(tx, {
+      orgId,
+      sessionId: body.session_id,
+      seq,
+      capturedAt: body.captured_at,
+      hash: batch.hash,
+      signalCount: batch.signals.length,
+      signalsJson: batch.json,
+      now,
+      sessionSignalCount: head.signal_count + batch.signals.length,
+      features: body.features,
+    }),
+    head.inserted ? claimSession(tx, orgId, now, quota) : quota,
+  ])
+  return { accepted: batch.signals.length, quota: quotaAfter }
 }
 
 /**
- * Appends one batch to its session and rescores the session over all of its stored signals.
- * Creating a session and counting it toward the month (usage's claimSession) happen in one
- * transaction, so any number of instances never exceed the plan.
+ * Appends one batch to its session. Creating a session and counting it toward the month (usage's
+ * claimSession) happen in one transaction, so any number of instances never exceed the plan.
+ * Batches of one session are written one at a time through `queue` (no connection is held while
+ * waiting). The session's score is computed only when `withResult` (a secret key: its answer carries
+ * the result), after the write has committed and outside the session's turn.
  */
-export async function ingestBatch(db: Db, input: IngestInput): Promise<IngestOutcome> {
+export async function ingestBatch(db: Db, queue: SessionQueue, input: IngestInput, withResult: boolean): Promise<IngestOutcome> {
   const batch = prepareBatch(input)
-  return db.tenant(input.orgId, async (tx) => {
-    const { quota, head, stored } = await openSession(tx, input, batch)
-    const retry = answerRetry(head, stored, quota)
-    if (retry) return retry
-    checkAdmissible(head, quota, input.now)
-    const evidence = await sessionEvidence(tx, input, batch, head, stored)
-    const scored = score({ signals: evidence.signals, clientFeatures: input.body.features, replayed: evidence.replayed })
-    // Sent together, the claim last: the counter row is locked only until the commit right after it,
-    // and a refused claim rolls the stored batch back.
-    const [result, quotaAfter] = await Promise.all([
-      storeBatch(tx, input, batch, head, evidence.print, scored),
-      head.inserted ? claimSession(tx, input.orgId, input.now, quota) : quota,
-    ])
-    return { result, accepted: batch.signals.length, quota: quotaAfter }
-  })
+  const written = await queue.run(`${input.orgId}/${input.body.session_id}`, () =>
+    db.tenant(input.orgId, (tx) => writeBatch(tx, input, batch))
+  )
+  if (!withResult) return written
+  const result = await currentResult(db, input.orgId, input.body.session_id, input.now)
+  if (!result) throw new Error('a session vanished right after its batch was stored')
+  return { ...written, result }
+}
+
+const isFresh = (row: repo.SessionRow) => row.scored_batches === row.batch_count && row.scored_at !== null
+
+/**
+ * The session's result over all of its stored batches: the stored one when it covers every batch,
+ * otherwise computed now and stored (so the next read is a plain read). null: no such session.
+ *
+ * Computing reads the session's signals in one transaction, checks the trajectory fingerprint for
+ * replay in a second, and stores in a third; no connection is held while the model runs.
+ */
+export async function currentResult(db: Db, orgId: string, sessionId: string, now: Date): Promise<SessionResult | null> {
+  // Two readers scoring at once: the one that stores the larger view wins, the other reads again.
+  for (let attempt = 0; ; attempt++) {
+    const read = await db.tenant(orgId, async (tx) => {
+      const row = await repo.findSession(tx, orgId, sessionId)
+      if (!row || isFresh(row)) return { row, input: null }
+      return { row, input: await repo.scoringInput(tx, orgId, sessionId) }
+    })
+    if (!read.row) return null
+    if (!read.input) return toResult(read.row)
+    const stored = await scoreAndStore(db, orgId, sessionId, read.input, now)
+    if (stored) return stored
+    if (attempt === 4)
+      throw new ApiError('unavailable', 'the session is changing too fast to score; retry shortly', undefined, { 'retry-after': '1' })
+  }
+}
+
+/**
+ * Scores the session over its stored signals as they were at read time, in batch (arrival) order,
+ * never re-sorted (time going back across batches is itself evidence), with the latest batch's client
+ * vector; then stores the score unless a score of as many batches got there first (null then).
+ */
+async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: repo.ScoringInput, now: Date): Promise<SessionResult | null> {
+  const signals = sessionSignals(input)
+  const print = fingerprint(signals)
+  // Replay is judged when the score is computed, against the organization's fingerprints stored by then.
+  const replayed = await db.tenant(orgId, (tx) => repo.fingerprintSeenElsewhere(tx, orgId, print, sessionId))
+  const scored = score({ signals, clientFeatures: input.clientFeatures, replayed })
+  const row = await db.tenant(orgId, (tx) =>
+    repo.storeScore(tx, { orgId, sessionId, batches: input.batches, fingerprint: print, now, scored })
+  )
+  return row ? toResult(row, { batches: input.batches, signals: input.signalCount }) : null
+}
+
+/** Every stored signal of the scored batches, concatenated in seq order (purged batches contribute none). */
+export function sessionSignals(input: repo.ScoringInput): Signal[] {
+  const out: Signal[] = []
+  for (const batch of input.signals) if (batch) for (const s of batch) out.push(s)
+  return out
+}
+
+/**
+ * Computes and stores the score of sessions whose stored score is stale and whose last batch arrived
+ * before `quietSince`, up to `limit` of them, oldest first; returns how many. The retention job runs it
+ * before purging, so no session loses raw signals its score has not yet seen.
+ */
+export async function settleStaleSessions(db: Db, now: Date, quietSince: Date, limit = 1000): Promise<number> {
+  const stale = await repo.staleSessions(db.sql, quietSince, limit)
+  for (const s of stale) {
+    const input = await db.tenant(s.org_id, (tx) => repo.scoringInput(tx, s.org_id, s.session_id))
+    if (input) await scoreAndStore(db, s.org_id, s.session_id, input, now)
+  }
+  return stale.length
 }
 
 /**
@@ -190,6 +241,9 @@ export async function ingestBatch(db: Db, input: IngestInput): Promise<IngestOut
  */
 export async function purgeOldSignals(db: Db, now: Date, retentionDays: number, chunk = 1000): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 24 * 3600_000)
+  // A session with batches received before the cutoff had its last batch at most one window later.
+  const quietSince = new Date(cutoff.getTime() + SESSION_WINDOW_MS)
+  for (let round = 0; round < 20 && (await settleStaleSessions(db, now, quietSince, 500)) === 500; round++);
   let total = 0
   for (;;) {
     const purged = await repo.purgeSignalsBefore(db.sql, cutoff, chunk)
