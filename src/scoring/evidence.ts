@@ -89,7 +89,8 @@ function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>): Evidence {
 /**
  * Keyboard: judged against the real figures. Hard rules are far outside the
  * 1st/99th percentile of 1,000 typists (each named below with its figure);
- * mild ones lie just outside it and together take away at most MILD_CAP.
+ * mild ones lie just outside it and take the human evidence away, down to
+ * neutral (0) at most: alone they make a session suspicious, never a bot.
  * Typing inside the figures is human evidence growing with the key count.
  */
 const HARD = -6
@@ -125,7 +126,8 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
   if (hard.size) return { modality: 'keyboard', z: HARD * hard.size, codes: [...hard, ...mild] }
   // alone, natural typing reaches human_verified (z ≥ 0.85) from MIN_KEYS keys on
   const human = Math.min(1.8, 0.9 + s.downs / 40)
-  if (mild.size) return { modality: 'keyboard', z: human + Math.max(MILD_CAP, MILD * mild.size), codes: [...mild] }
+  // mild hits take the human evidence away, down to neutral, never below: typing alone is held against a session only for clear automation
+  if (mild.size) return { modality: 'keyboard', z: Math.max(0, human + Math.max(MILD_CAP, MILD * mild.size)), codes: [...mild] }
   return { modality: 'keyboard', z: human, codes: [] }
 }
 

@@ -129,10 +129,10 @@ export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
     const untrusted = isFeatureVector(clientFeatures) ? untrustedVectorFinding(clientFeatures[F.untrusted_share]) : undefined
     return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
-  const recent = signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals
-  const features = extractFeatures(recent)
+  const features = extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
   const mismatch = featureMismatch(clientFeatures, features)
-  return { features, session: sessionFeatures(recent), findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
+  // the model's features read each modality over its own window (session-features.ts)
+  return { features, session: sessionFeatures(signals), findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
 }
 
 /** scoreSession with another model (the held-out models of `npm run eval`); ingest uses scoreSession */

@@ -645,10 +645,39 @@ function timing(signals: readonly Signal[]): Timing {
   return { resolutionMs: resolution, burstShare: gaps && resolution < COARSE_TIMER_MS ? bursts / gaps : 0, gaps }
 }
 
-export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
-  const ptr = pointerFeatures(signals)
+/** each modality is read over its own last MODALITY_WINDOW events, so that one modality's events never push another's out */
+export const MODALITY_WINDOW = 5000
+/** how far back the windows may reach into a long session */
+const LOOKBACK = 50_000
+
+const isPointerEvent = (k: string) => k === 'mm' || k === 'md' || k === 'mu' || k === 'c' || k === 'ts' || k === 'tm' || k === 'te'
+
+/** start index of the last MODALITY_WINDOW events of each modality */
+function windows(signals: readonly Signal[]): { pointer: number; keys: number; rest: number } {
+  const stop = Math.max(0, signals.length - LOOKBACK)
+  let pointer = signals.length
+  let keys = signals.length
+  let np = 0
+  let nk = 0
+  for (let i = signals.length - 1; i >= stop && (np < MODALITY_WINDOW || nk < MODALITY_WINDOW); i--) {
+    const k = signals[i].k
+    if (isPointerEvent(k)) {
+      if (np < MODALITY_WINDOW) pointer = i
+      np++
+    } else if (k === 'kd' || k === 'ku') {
+      if (nk < MODALITY_WINDOW) keys = i
+      nk++
+    }
+  }
+  return { pointer: np ? pointer : signals.length, keys: nk ? keys : signals.length, rest: Math.max(stop, signals.length - MODALITY_WINDOW) }
+}
+
+export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
+  const w = windows(all)
+  const signals = w.rest > 0 ? all.slice(w.rest) : all
+  const ptr = pointerFeatures(w.pointer > 0 ? all.slice(w.pointer).filter((s) => isPointerEvent(s.k)) : all)
   const clock = timing(signals)
-  const keyboard = typingStats(signals)
+  const keyboard = typingStats(w.keys > 0 ? all.slice(w.keys) : all)
   if (keyboard) keyboard.timerMs = clock.resolutionMs
   if (keyboard && clock.resolutionMs >= COARSE_TIMER_MS) keyboard.burstShare = 0
   return {
