@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
-import { FEATURE_INDEX as F, extractFeatures } from '../../src/scoring/features'
+import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
   MODEL,
@@ -16,11 +16,14 @@ import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILY_NAMES } from '../../ml/synth/bots'
 import { sessionFor } from '../../ml/training/pipeline'
 import { loadAllReal } from '../../ml/data/load'
+import { CAPTURES, applyCapture } from '../../ml/training/capture'
 
 const SEED = 4242
 const emitted = new Set<string>()
 function score(signals: readonly Signal[], extra: { clientFeatures?: readonly number[]; replayed?: boolean } = {}): ScoreResult {
-  const r = scoreSession({ signals, clientFeatures: extra.clientFeatures ?? extractFeatures(signals), replayed: extra.replayed })
+  // an honest SDK: the vector over the last FEATURE_WINDOW signals it sent
+  const honest = () => extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
+  const r = scoreSession({ signals, clientFeatures: extra.clientFeatures ?? honest(), replayed: extra.replayed })
   for (const code of r.reasons) emitted.add(code)
   return r
 }
@@ -218,6 +221,15 @@ describe('capture differences', () => {
   })
 })
 
+describe('capture differences on real people', () => {
+  // every real SapiMouse window under each capture setting the scorer must hold under (ml/training/capture.ts)
+  const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
+  it.each(CAPTURES.filter((c) => c !== 'as_recorded'))('%s: at most 1 %% of real SapiMouse windows flagged', (capture) => {
+    const flagged = sapi.filter((s) => score(applyCapture(s.signals, capture)).verdict === 'bot').length
+    expect(flagged / sapi.length).toBeLessThanOrEqual(0.01)
+  })
+})
+
 describe('verdict thresholds', () => {
   it('70 and up human_verified, 30 up to 70 suspicious, below 30 bot', () => {
     expect(verdictFor(100, true)).toBe('human_verified')
@@ -290,13 +302,17 @@ describe('trajectoryFingerprint', () => {
 
 describe('reason codes', () => {
   it('every bot or suspicious verdict names a behaviour, never low_model_score alone', () => {
-    for (const family of BOT_FAMILY_NAMES) {
-      for (let i = 0; i < 8; i++) {
-        const r = score(sessionFor(SEED + 7, family, i))
-        if (r.verdict !== 'bot' && r.verdict !== 'suspicious') continue
-        expect(r.reasons.filter((c) => c !== 'low_model_score').length).toBeGreaterThan(0)
-      }
+    const results: ScoreResult[] = []
+    for (const family of BOT_FAMILY_NAMES) for (let i = 0; i < 8; i++) results.push(score(sessionFor(SEED + 7, family, i)))
+    // the real browser bots of DELBOT, and real people's sessions that end up suspicious
+    for (const s of loadAllReal()) results.push(score(s.signals))
+    let judged = 0
+    for (const r of results) {
+      if (r.verdict !== 'bot' && r.verdict !== 'suspicious') continue
+      judged++
+      expect(r.reasons.filter((c) => c !== 'low_model_score').length).toBeGreaterThan(0)
     }
+    expect(judged).toBeGreaterThan(100)
   })
 
   it('every code the service emitted is documented in docs/scoring.md', () => {
