@@ -85,7 +85,7 @@ describe('no public JWT secret (issue 15, item 5)', () => {
     expect(await asOwner(again, token)).toBe(200)
   })
 
-  it('tightens a secret file others can read, and rejects one too short', () => {
+  it('tightens a secret file others can read, rejects one too short or a DATA_DIR it cannot write', () => {
     const loose = tempDir()
     writeFileSync(join(loose, JWT_SECRET_FILE), `${'s'.repeat(40)}\n`, { mode: 0o644 })
     expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: loose }).jwtSecret).toBe('s'.repeat(40))
@@ -93,6 +93,10 @@ describe('no public JWT secret (issue 15, item 5)', () => {
     const short = tempDir()
     writeFileSync(join(short, JWT_SECRET_FILE), 'short\n', { mode: 0o600 })
     expect(() => loadConfig({ NODE_ENV: 'development', DATA_DIR: short })).toThrow(ConfigError)
+    // A DATA_DIR where no file can be created is a configuration error, not a crash.
+    const notADir = join(tempDir(), 'a-file')
+    writeFileSync(notADir, 'x')
+    expect(() => loadConfig({ NODE_ENV: 'development', DATA_DIR: join(notADir, 'data') })).toThrow(/set JWT_SECRET or a writable DATA_DIR/)
   })
 })
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseTrustProxy, type TrustProxy } from './client-ip'
 
@@ -145,9 +145,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * together agree on one value.
  */
 export function dataDirJwtSecret(dataDir: string): string {
-  const dir = resolve(dataDir)
-  const file = join(dir, JWT_SECRET_FILE)
-  mkdirSync(dir, { recursive: true })
+  const file = join(resolve(dataDir), JWT_SECRET_FILE)
+  try {
+    return readOrCreateSecret(file)
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    throw new ConfigError(
+      `invalid configuration:\n  JWT_SECRET: unset, and ${file} cannot be read or created (${(error as Error).message}); set JWT_SECRET or a writable DATA_DIR`
+    )
+  }
+}
+
+function readOrCreateSecret(file: string): string {
+  mkdirSync(dirname(file), { recursive: true })
   try {
     statSync(file)
   } catch {
