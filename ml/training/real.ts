@@ -135,9 +135,9 @@ const SAPI_COPIES = 3
 const DELBOT_COPIES = 2
 const BOT_COPIES_DELBOT = 2
 /** the share of the bot weight the contrastive negatives carry together */
-const PERTURBED_SHARE = Number(process.env.M4_PERTURBED_SHARE ?? 0.25)
+const PERTURBED_SHARE = 0.25
 /** contrastive negatives per real session */
-const NEGATIVES = Number(process.env.M4_NEGATIVES ?? 1)
+const NEGATIVES = 1
 
 export async function buildRows(seed: number, sources: readonly BotSource[]): Promise<Row[]> {
   const rng = createRng(deriveSeed(seed, 'rows', 0))
@@ -369,4 +369,4 @@ export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, { a: n
 
 export { stripOptional }
 
-export const PERTURBATIONS_NOTE = 'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk) or moved onto a Bézier (perturb.ts)'
+export const PERTURBATIONS_NOTE = 'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk), moved onto a Bézier, or walked through a few waypoints at the original pace (perturb.ts)'

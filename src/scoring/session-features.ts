@@ -141,7 +141,7 @@ type Stroke = { t: number[]; x: number[]; y: number[] }
  * would have coalesced them). A stroke ends at a button or touch start/end,
  * at a pause, or when time goes back.
  */
-function strokesOf(signals: readonly Signal[]): { strokes: Stroke[]; moves: number; staticMoves: number; presses: number } {
+function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; staticMoves: number; presses: number } {
   const strokes: Stroke[] = []
   let cur: Stroke = { t: [], x: [], y: [] }
   let moves = 0
@@ -153,7 +153,8 @@ function strokesOf(signals: readonly Signal[]): { strokes: Stroke[]; moves: numb
     if (cur.t.length) strokes.push(cur)
     cur = { t: [], x: [], y: [] }
   }
-  for (const s of signals) {
+  for (let i = from; i < signals.length; i++) {
+    const s = signals[i]
     const k = s.k
     const mouseMove = k === 'mm'
     const touch = k === 'ts' || k === 'tm' || k === 'te'
@@ -439,8 +440,8 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   }
 }
 
-function pointerFeatures(signals: readonly Signal[]): { features: number[] | null; strokes: number; moves: number; presses: number } {
-  const { strokes, moves, staticMoves, presses } = strokesOf(signals)
+function pointerFeatures(signals: readonly Signal[], from = 0): { features: number[] | null; strokes: number; moves: number; presses: number } {
+  const { strokes, moves, staticMoves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   const starts: number[] = []
   const ends: number[] = []
@@ -517,7 +518,7 @@ function pointerFeatures(signals: readonly Signal[]): { features: number[] | nul
 }
 
 /** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
-function typingStats(signals: readonly Signal[]): TypingStats | null {
+function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
   const open: Down[] = []
@@ -525,7 +526,8 @@ function typingStats(signals: readonly Signal[]): TypingStats | null {
   let events = 0
   let bursts = 0
   let prev: number | undefined
-  for (const s of signals) {
+  for (let i = from; i < signals.length; i++) {
+    const s = signals[i]
     if ((s.k !== 'kd' && s.k !== 'ku') || !num(s.t)) continue
     if (prev !== undefined) {
       events++
@@ -579,13 +581,14 @@ function typingStats(signals: readonly Signal[]): TypingStats | null {
   }
 }
 
-function scrollStats(signals: readonly Signal[]): ScrollStats | null {
+function scrollStats(signals: readonly Signal[], from = 0): ScrollStats | null {
   const deltas = new Set<number>()
   let withDelta = 0
   const gaps: number[] = []
   let last: number | undefined
   let events = 0
-  for (const s of signals) {
+  for (let i = from; i < signals.length; i++) {
+    const s = signals[i]
     if (s.k !== 's' || !num(s.t)) continue
     events++
     if (num(s.dy)) {
@@ -599,10 +602,11 @@ function scrollStats(signals: readonly Signal[]): ScrollStats | null {
   return { events, distinctShare: withDelta ? deltas.size / withDelta : 1, gapCv: gaps.length >= 3 ? cvOf(gaps) : Number.NaN }
 }
 
-function touchContact(signals: readonly Signal[]): SessionFeatures['touchContact'] {
+function touchContact(signals: readonly Signal[], from = 0): SessionFeatures['touchContact'] {
   const r: number[] = []
   const p: number[] = []
-  for (const s of signals) {
+  for (let i = from; i < signals.length; i++) {
+    const s = signals[i]
     if (s.k !== 'ts' && s.k !== 'tm' && s.k !== 'te') continue
     if (num(s.r)) r.push(s.r)
     if (num(s.p)) p.push(s.p)
@@ -613,13 +617,14 @@ function touchContact(signals: readonly Signal[]): SessionFeatures['touchContact
 }
 
 /** gaps between consecutive input events (moves, buttons, keys, scrolls, touches; not clicks or focus, which come in pairs) */
-function timing(signals: readonly Signal[]): Timing {
+function timing(signals: readonly Signal[], from = 0): Timing {
   let prev: number | undefined
   let gaps = 0
   let bursts = 0
   let smallest = Number.POSITIVE_INFINITY
   const positive: number[] = []
-  for (const s of signals) {
+  for (let i = from; i < signals.length; i++) {
+    const s = signals[i]
     const k = s.k
     if (k === 'c' || k === 'f' || k === 'b' || k === 'v' || k === 'r' || !num(s.t)) continue
     if (prev !== undefined) {
@@ -674,10 +679,10 @@ function windows(signals: readonly Signal[]): { pointer: number; keys: number; r
 
 export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
   const w = windows(all)
-  const signals = w.rest > 0 ? all.slice(w.rest) : all
-  const ptr = pointerFeatures(w.pointer > 0 ? all.slice(w.pointer).filter((s) => isPointerEvent(s.k)) : all)
-  const clock = timing(signals)
-  const keyboard = typingStats(w.keys > 0 ? all.slice(w.keys) : all)
+  // other modalities' events inside the pointer window do not touch the strokes (strokesOf reads only positions, buttons and touches)
+  const ptr = pointerFeatures(all, w.pointer)
+  const clock = timing(all, w.rest)
+  const keyboard = typingStats(all, w.keys)
   if (keyboard) keyboard.timerMs = clock.resolutionMs
   if (keyboard && clock.resolutionMs >= COARSE_TIMER_MS) keyboard.burstShare = 0
   return {
@@ -685,8 +690,8 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     pointer: ptr.features,
     strokes: ptr.strokes,
     keyboard,
-    scroll: scrollStats(signals),
-    touchContact: touchContact(signals),
+    scroll: scrollStats(all, w.rest),
+    touchContact: touchContact(all, w.rest),
     pressesWithoutMovement: ptr.moves === 0 ? ptr.presses : 0,
   }
 }
