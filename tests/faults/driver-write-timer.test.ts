@@ -46,6 +46,9 @@ function fakeSocket(): FakeSocket {
   return s
 }
 
+// `socket` (a function returning the connection's socket) is a runtime option the typings omit.
+type Options = postgres.Options<Record<string, never>>
+
 const clients: postgres.Sql[] = []
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.end({ timeout: 0 }).catch(() => {})
@@ -69,9 +72,9 @@ describe('postgres.js write timer after a socket closes mid-write', () => {
         // driver's own deferred flush of the StartupMessage: the flush is cancelled with bytes pending.
         if (sockets.length === 0) setImmediate(() => s.emit('close', false))
         sockets.push(s)
-        return s as never
+        return s
       },
-    })
+    } as Options)
     clients.push(sql)
     const pending = sql`select 1`.catch((e: unknown) => e)
 
@@ -109,7 +112,7 @@ describe('postgres.js write timer after a socket closes mid-write', () => {
             s.on('end', () => onEnd?.())
             s.once('connect', () => resolve(s))
           }),
-      })
+      } as Options)
       const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })
       clients.push(sql, admin)
 
