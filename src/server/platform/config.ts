@@ -9,10 +9,6 @@ import { parseTrustProxy, type TrustProxy } from './client-ip'
 const PUBLIC_DEV_JWT_SECRET = 'dev-only-jwt-secret-do-not-use-in-production'
 export const JWT_SECRET_FILE = 'jwt-secret'
 
-const bool = v.pipe(
-  v.picklist(['true', 'false', '1', '0', 'yes', 'no']),
-  v.transform((s) => s === 'true' || s === '1' || s === 'yes')
-)
 const int = (min: number, max: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max))
 
