@@ -25,14 +25,15 @@ export type SessionHead = { inserted: boolean; batch_count: number; signal_count
 /**
  * Creates the session, or locks the existing row (the no-op update) so its batches append one at a
  * time. Reads nothing of the session's earlier signals: a batch's cost does not depend on them.
+ * A new session starts with its first batch's fingerprint, so a replay of it can be found before it is first scored.
  */
 export async function openSession(
   tx: Tx,
-  s: { orgId: string; sessionId: string; keyPairId: string | null; sdkType: string; month: string; now: Date }
+  s: { orgId: string; sessionId: string; keyPairId: string | null; sdkType: string; month: string; now: Date; firstPrint: string | null }
 ): Promise<SessionHead> {
   const [head] = await tx<SessionHead[]>`
-    insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at)
-    values (${s.orgId}, ${s.sessionId}, ${s.keyPairId}, ${s.sdkType}, ${s.month}, ${s.now}, ${s.now})
+    insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at, fingerprint)
+    values (${s.orgId}, ${s.sessionId}, ${s.keyPairId}, ${s.sdkType}, ${s.month}, ${s.now}, ${s.now}, ${s.firstPrint})
     on conflict (org_id, session_id) do update set last_batch_at = sessions.last_batch_at
     returning (xmax = 0) as inserted, batch_count, signal_count, first_seen_at`
   return head!

@@ -58,14 +58,15 @@ export function getSessionResult(db: Db, orgId: string, sessionId: string, now =
 type IngestInput = { orgId: string; keyPairId?: string; now: Date; body: IngestBody }
 
 /** What is computed from the request alone, before any query: O(batch), never O(session). */
-type Batch = { signals: Signal[]; json: string; hash: string; month: string }
+type Batch = { signals: Signal[]; json: string; hash: string; month: string; firstPrint: string | null }
 
 function prepareBatch({ body, now }: IngestInput): Batch {
   const signals = body.signals as Signal[]
   const json = JSON.stringify(signals)
   // node:crypto, not the pure-JS sha256 of platform/crypto: a batch can be 1 MiB and this runs on every request.
   const hash = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(json).digest('hex')
-  return { signals, json, hash, month: monthStartUtc(now).toISOString().slice(0, 10) }
+  // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
+  return { signals, json, hash, month: monthStartUtc(now).toISOString().slice(0, 10), firstPrint: fingerprint(signals) }
 }
 
 /**
@@ -84,6 +85,7 @@ async function openSession(tx: Tx, input: IngestInput, batch: Batch) {
       sdkType: body.sdk_type,
       month: batch.month,
       now,
+      firstPrint: batch.firstPrint,
     }),
     repo.findBatchByHash(tx, orgId, body.session_id, batch.hash),
   ])
