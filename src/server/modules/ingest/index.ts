@@ -10,8 +10,8 @@ import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { quotaHeaders } from '../usage'
 import { ingestBody, SessionParams } from './model'
-import { SessionQueue } from './queue'
-import { currentResult, ingestBatch } from './service'
+import { ScoringRuns, SessionQueue } from './queue'
+import { currentResult, ingestBatch, type SessionResult } from './service'
 
 export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
 
@@ -21,7 +21,8 @@ type IngestServices = { db: Db; clock: Clock; config: { trustProxy: TrustProxy }
 export function ingestModule(services: IngestServices) {
   const { db, clock } = services
   // One per app instance: batches of one session are written one at a time without holding a connection while they wait.
-  const queue = new SessionQueue()
+  // One scoring run per session at a time (plus one waiting), however many secret-key requests ask.
+  const lanes = { queue: new SessionQueue(), scoring: new ScoringRuns<SessionResult | null>() }
   return new Elysia({ name: 'ingest', prefix: '/v1' })
     .use(ingestCors())
     .use(bodyOptions)
@@ -34,7 +35,7 @@ export function ingestModule(services: IngestServices) {
         // stored without scoring; the score is computed when a secret key asks for it.
         const withResult = principal.kind !== 'public'
         const input = { orgId: principal.orgId, keyPairId: principal.keyPairId, now: clock.now(), body }
-        const outcome = await ingestBatch(db, queue, input, withResult)
+        const outcome = await ingestBatch(db, lanes, input, withResult)
         Object.assign(set.headers, quotaHeaders(outcome.quota))
         if (!withResult) return status(202, { session_id: body.session_id, accepted: outcome.accepted })
         return outcome.result
@@ -45,7 +46,7 @@ export function ingestModule(services: IngestServices) {
     .get(
       '/session/:session_id',
       async ({ principal, params }) => {
-        const result = await currentResult(db, principal.orgId, params.session_id, clock.now())
+        const result = await currentResult(db, principal.orgId, params.session_id, clock.now(), lanes.scoring)
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },

@@ -50,3 +50,43 @@ export class SessionQueue {
     if (entry.waiting === 0 && this.sessions.get(key) === entry) this.sessions.delete(key)
   }
 }
+
+/**
+ * At most one scoring run per session in this process, and at most one more waiting: a request that
+ * needs the score after its own write joins the *waiting* run (which starts after the running one ends,
+ * so it reads every batch committed before it), never the running one (whose read may predate the
+ * write). A burst of secret-key batches to one session costs two scoring runs, not one per batch.
+ */
+export class ScoringRuns<T> {
+  private readonly sessions = new Map<string, { running: Promise<T>; next?: Promise<T> }>()
+
+  run(key: string, fn: () => Promise<T>): Promise<T> {
+    const entry = this.sessions.get(key)
+    if (!entry) {
+      const running = this.track(key, fn())
+      this.sessions.set(key, { running })
+      return running
+    }
+    if (!entry.next) {
+      const after = entry.running.then(
+        () => undefined,
+        () => undefined
+      )
+      entry.next = after.then(() => {
+        const running = this.track(key, fn())
+        this.sessions.set(key, { running })
+        return running
+      })
+    }
+    return entry.next
+  }
+
+  private track(key: string, run: Promise<T>): Promise<T> {
+    const done = () => {
+      const entry = this.sessions.get(key)
+      if (entry && entry.running === run && !entry.next) this.sessions.delete(key)
+    }
+    run.then(done, done)
+    return run
+  }
+}

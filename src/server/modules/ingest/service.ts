@@ -6,7 +6,7 @@ import { ApiError } from '../../platform/errors'
 import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
 import * as repo from './repo'
-import type { SessionQueue } from './queue'
+import type { ScoringRuns, SessionQueue } from './queue'
 import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
@@ -158,17 +158,22 @@ async function writeBatch(tx: Tx, input: IngestInput, batch: Batch): Promise<Wri
 /**
  * Appends one batch to its session. Creating a session and counting it toward the month (usage's
  * claimSession) happen in one transaction, so any number of instances never exceed the plan.
- * Batches of one session are written one at a time through `queue` (no connection is held while
+ * Batches of one session are written one at a time through `lanes.queue` (no connection is held while
  * waiting). The session's score is computed only when `withResult` (a secret key: its answer carries
  * the result), after the write has committed and outside the session's turn.
  */
-export async function ingestBatch(db: Db, queue: SessionQueue, input: IngestInput, withResult: boolean): Promise<IngestOutcome> {
+export async function ingestBatch(
+  db: Db,
+  lanes: { queue: SessionQueue; scoring?: ScoringRuns<SessionResult | null> },
+  input: IngestInput,
+  withResult: boolean
+): Promise<IngestOutcome> {
   const batch = prepareBatch(input)
-  const written = await queue.run(`${input.orgId}/${input.body.session_id}`, () =>
+  const written = await lanes.queue.run(`${input.orgId}/${input.body.session_id}`, () =>
     db.tenant(input.orgId, (tx) => writeBatch(tx, input, batch))
   )
   if (!withResult) return written
-  const result = await currentResult(db, input.orgId, input.body.session_id, input.now)
+  const result = await currentResult(db, input.orgId, input.body.session_id, input.now, lanes.scoring)
   if (!result) throw new Error('a session vanished right after its batch was stored')
   return { ...written, result }
 }
@@ -182,7 +187,20 @@ const isFresh = (row: repo.SessionRow) => row.scored_batches === row.batch_count
  * Computing reads the session's signals in one transaction, checks the trajectory fingerprint for
  * replay in a second, and stores in a third; no connection is held while the model runs.
  */
-export async function currentResult(db: Db, orgId: string, sessionId: string, now: Date): Promise<SessionResult | null> {
+export function currentResult(
+  db: Db,
+  orgId: string,
+  sessionId: string,
+  now: Date,
+  scoring?: ScoringRuns<SessionResult | null>
+): Promise<SessionResult | null> {
+  // Concurrent requests for one session share a run (see ScoringRuns): a burst costs two scorings, not one each.
+  return scoring
+    ? scoring.run(`${orgId}/${sessionId}`, () => readOrScore(db, orgId, sessionId, now))
+    : readOrScore(db, orgId, sessionId, now)
+}
+
+async function readOrScore(db: Db, orgId: string, sessionId: string, now: Date): Promise<SessionResult | null> {
   // Two readers scoring at once: the one that stores the larger view wins, the other reads again.
   for (let attempt = 0; ; attempt++) {
     const read = await db.tenant(orgId, async (tx) => {
