@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { Elysia } from 'elysia'
+import { buildApp } from '../../src/server/app'
 import { httpPipeline } from '../../src/server/http'
 import { DEFAULT_LIMITS, graphqlModule } from '../../src/server/modules/graphql'
 import { createKeyPair, keysGraphQL, revokeKeyPair } from '../../src/server/modules/keys'
+import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
+import { createServices } from '../../src/server/services'
 import { createUser } from '../../tenants/provision'
 import { codes, gql } from '../graphql/gql'
 import { createHarness, type Harness } from '../helpers/harness'
@@ -60,6 +63,37 @@ describe('/graphql rate limit (per user and per organization)', () => {
     expect(ok.every((r) => r.limit === '120' && r.remaining !== null)).toBe(true)
     // Another user has their own budget; the limit also keeps B's owner out of A's bucket.
     expect((await gql(h.app, { jwt: h.b.jwt }, LIST())).status).toBe(200)
+  })
+
+  it('the same flood over a socket with the real clock: at most 120 plus the refill pass', async () => {
+    // Its own services: a limiter on the wall clock (2 tokens a second come back at 120/min).
+    const { config, db, log, clock, mailer, tokens } = h.deps
+    const services = createServices({ config, db, log, clock, mailer, tokens, limiter: new MemoryRateLimiter() })
+    const server = buildApp(services).listen({ port: 0, hostname: '127.0.0.1' }).server!
+    try {
+      const org = await h.seedOrg('Flood')
+      const send = () =>
+        fetch(`http://127.0.0.1:${server.port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${org.jwt}` },
+          body: JSON.stringify({ query: LIST() }),
+        }).then(async (res) => {
+          await res.arrayBuffer()
+          return res.status
+        })
+      const started = performance.now()
+      const statuses: number[] = []
+      for (let wave = 0; wave < 15; wave++) statuses.push(...(await Promise.all(Array.from({ length: 100 }, send))))
+      const seconds = (performance.now() - started) / 1000
+      const ok = statuses.filter((s) => s === 200).length
+      const limited = statuses.filter((s) => s === 429).length
+      console.log(`[attack-graphql] over a socket: 1,500 queries in ${seconds.toFixed(2)} s: ${ok} answered, ${limited} got 429`)
+      expect(ok + limited).toBe(1500)
+      expect(ok).toBeGreaterThanOrEqual(120)
+      expect(ok).toBeLessThanOrEqual(120 + Math.ceil(2 * seconds) + 1)
+    } finally {
+      server.stop(true)
+    }
   })
 
   it('a 429 is a GraphQL body, not the REST envelope', async () => {
