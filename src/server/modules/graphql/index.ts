@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { GraphQLError, type GraphQLFormattedError } from 'graphql'
 import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
 import { bodyOptions } from '../../http/body'
-import { tagOrg } from '../../http/context'
+import { requestId, tagOrg } from '../../http/context'
 import type { Config } from '../../platform/config'
 import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { mediaType } from '../../platform/http'
@@ -161,7 +161,7 @@ export function graphqlModule({
         }
         // The membership lookup runs before Yoga: an outage here must still be a GraphQL answer.
         if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
-          log.warn('database unavailable', { route: '/graphql', error: String((error as Error)?.message ?? error) })
+          log.warn('database unavailable', { request_id: requestId(request), error: String((error as Error)?.message ?? error) })
           return graphqlErrorResponse(503, 'UNAVAILABLE', 'the service is temporarily unavailable, retry later', { 'retry-after': '5' })
         }
         throw error
