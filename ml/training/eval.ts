@@ -152,7 +152,8 @@ for (const family of ['teleport', 'empty'] as const) {
 }
 for (const g of generated.filter((g) => g.kind === 'bot' && g.modality === 'keyboard')) {
   const res = Array.from({ length: BOTS_PER_FAMILY }, (_, i) => score(familyModel(g.name), g.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}`, i)))))
-  botRow(g.name, 'generator (ml/generators), *rules*', res)
+  // a family that is human one session at a time (a replayed real rhythm) can only be caught across sessions
+  botRow(g.name, g.crossSessionOnly ? 'generator (ml/generators), *rules*; human per session, only catchable across sessions' : 'generator (ml/generators), *rules*', res)
 }
 // replays: the trajectory fingerprint of an earlier session in the same organization (ingest's lookup)
 {

@@ -107,7 +107,7 @@ async function stitchedSource(): Promise<BotSource[]> {
   }
 }
 
-type GeneratedFamily = { name: string; kind: 'bot' | 'human'; modality: string; make: (rng: Rng) => Signal[] }
+type GeneratedFamily = { name: string; kind: 'bot' | 'human'; modality: string; make: (rng: Rng) => Signal[]; crossSessionOnly?: true }
 
 /** ml/generators (written alongside): families built on the public generator libraries, typing bots and real-figure typists */
 export async function generatedFamilies(): Promise<GeneratedFamily[]> {
