@@ -10,7 +10,7 @@ import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES, type BotFamily } from '../synth/bots'
 import { type Rng, createRng, deriveSeed } from '../synth/prng'
 import { type RealSession, loadAllReal } from '../data/load'
-import { augment, stripOptional, window } from './capture'
+import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
 
@@ -58,7 +58,6 @@ export type Row = {
   source: string
   /** human rows and the negatives perturbed from them: the person's k-fold; other bot rows: -1 (bots are held out by family) */
   fold: number
-  weight: number
   pointer: number[] | null
   vector: number[] | null
 }
@@ -148,20 +147,20 @@ export async function buildRows(seed: number, sources: readonly BotSource[]): Pr
     for (let c = 0; c < copies; c++) {
       const base = s.source === 'sapimouse' ? window(rng, s.signals, rng.uniform(5, 60)) : s.signals
       const f = featuresOf(augment(rng, base))
-      rows.push({ human: 1, family: s.source === 'sapimouse' ? 'sapimouse' : s.family, source: s.source, fold: humanFold(s), weight: 0, ...f })
+      rows.push({ human: 1, family: s.source === 'sapimouse' ? 'sapimouse' : s.family, source: s.source, fold: humanFold(s), ...f })
     }
     // contrastive negatives, each of another kind, in the same fold as their person (perturb.ts)
     const first = rng.int(0, PERTURBATIONS.length - 1)
     for (let k = 0; k < NEGATIVES; k++) {
       const kind = PERTURBATIONS[(first + k) % PERTURBATIONS.length]
       const base = s.source === 'sapimouse' ? window(rng, s.signals, rng.uniform(5, 60)) : s.signals
-      rows.push({ human: 0, family: `perturbed_${kind}`, source: 'perturbed', fold: humanFold(s), weight: 0, ...featuresOf(augment(rng, perturbSession(rng, base, kind))) })
+      rows.push({ human: 0, family: `perturbed_${kind}`, source: 'perturbed', fold: humanFold(s), ...featuresOf(augment(rng, perturbSession(rng, base, kind))) })
     }
   }
   for (const src of sources) {
     const copies = src.source === 'delbot' ? BOT_COPIES_DELBOT : 1
     for (const signals of src.sessions(seed)) {
-      for (let c = 0; c < copies; c++) rows.push({ human: 0, family: src.family, source: src.source, fold: -1, weight: 0, ...featuresOf(augment(rng, signals)) })
+      for (let c = 0; c < copies; c++) rows.push({ human: 0, family: src.family, source: src.source, fold: -1, ...featuresOf(augment(rng, signals)) })
     }
   }
   return rows
@@ -367,6 +366,5 @@ export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, { a: n
   return assemble(version, e.pointer, e.vector, cal, {})
 }
 
-export { stripOptional }
 
 export const PERTURBATIONS_NOTE = 'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk), moved onto a Bézier, or walked through a few waypoints at the original pace (perturb.ts)'

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'bun:test'
+import fc from 'fast-check'
+import type { Evidence } from '../../src/scoring/evidence'
+import { keyboardEvidence } from '../../src/scoring/evidence'
+import { treeContributions, treeMargin } from '../../src/scoring/inference'
+import { combine } from '../../src/scoring/service'
+import { sessionFeatures } from '../../src/scoring/session-features'
+import type { Signal } from '../../src/scoring/signals'
+import { fitGbdt } from '../../ml/training/gbdt'
+import { fitWeightedPlatt } from '../../ml/training/real'
+import { applyCapture } from '../../ml/training/capture'
+import { PERTURBATIONS, perturbSession } from '../../ml/training/perturb'
+import { createRng } from '../../ml/synth/prng'
+
+const PARAMS = { trees: 20, depth: 3, learningRate: 0.1, minLeaf: 5, lambda: 1, subsample: 0.8, bins: 32, seed: 3 }
+const data = () => {
+  const x = Array.from({ length: 300 }, (_, i) => [i % 17, (i * 7) % 11, (i * 13) % 5])
+  const y = x.map(([a, b]) => (a + b > 14 ? 1 : 0))
+  const w = x.map((_, i) => 1 + (i % 3))
+  return { x, y, w }
+}
+
+describe('weighted trees (the M4 trainer)', () => {
+  it('are reproducible to the byte, and the weights matter', () => {
+    const { x, y, w } = data()
+    const once = JSON.stringify(fitGbdt(x, y, PARAMS, w))
+    expect(JSON.stringify(fitGbdt(x, y, PARAMS, w))).toBe(once)
+    expect(JSON.stringify(fitGbdt(x, y, PARAMS, w.map((v, i) => (i % 2 ? v : 3 * v))))).not.toBe(once)
+  })
+
+  it('per-feature contributions add up to the margin (Saabas), so the largest push names the behaviour', () => {
+    const { x, y, w } = data()
+    const fitted = fitGbdt(x, y, PARAMS, w)
+    const e = { base_score: fitted.base, trees: fitted.trees, feature_names: ['a', 'b', 'c'] }
+    const roots = fitted.trees.reduce((s, t) => s + t.value[0], 0)
+    for (const row of x.slice(0, 40)) {
+      const c = treeContributions(e, row)
+      expect(fitted.base + roots + c[0] + c[1] + c[2]).toBeCloseTo(treeMargin(e, row), 9)
+    }
+  })
+
+  it('weighted Platt recovers a known slope and intercept', () => {
+    const m = Array.from({ length: 4000 }, (_, i) => -4 + (8 * i) / 4000)
+    const rng = createRng(5)
+    const y = m.map((v) => (rng.next() < 1 / (1 + Math.exp(-(2 * v - 1))) ? 1 : 0))
+    const { a, b } = fitWeightedPlatt(m, y, m.map(() => 1))
+    expect(a).toBeGreaterThan(1.7)
+    expect(a).toBeLessThan(2.3)
+    expect(b).toBeGreaterThan(-1.3)
+    expect(b).toBeLessThan(-0.7)
+  })
+})
+
+describe('combining modalities', () => {
+  const ev = fc.record({ modality: fc.constantFrom('pointer', 'keyboard', 'scroll', 'touch', 'clicks', 'timing' as const), z: fc.double({ min: -12, max: 12, noNaN: true }), codes: fc.constant([] as string[]) })
+  it('a modality with human evidence never lowers the combined score; one against always lowers it', () => {
+    fc.assert(
+      fc.property(fc.array(ev, { maxLength: 5 }), fc.double({ min: 0, max: 12, noNaN: true }), fc.double({ min: 0.01, max: 12, noNaN: true }), (evs, pos, neg) => {
+        const base = combine(evs as Evidence[])
+        expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: pos, codes: [] }])).toBeGreaterThanOrEqual(base - 1e-12)
+        expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: -neg, codes: [] }])).toBeLessThan(base)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('human evidence in one modality does not excuse clear bot evidence in another', () => {
+    expect(combine([{ modality: 'pointer', z: -2, codes: [] }, { modality: 'keyboard', z: 1.8, codes: [] }])).toBeLessThan(Math.log(0.3 / 0.7))
+  })
+})
+
+describe('keyboard rules against the real figures', () => {
+  const base = { downs: 200, ups: 200, holds: 200, holdMedian: 102, holdCv: 0.49, latencyMedian: 177, latencyCv: 0.77, rollover: 0.15, burstShare: 0.01, pressesPerSecond: 3.3, timerMs: 1 }
+  it('the median typist is natural; every figure at its real 1st/99th percentile stays unflagged', () => {
+    expect(keyboardEvidence(base)!.z).toBeGreaterThan(0.85)
+    const extremes = [{ holdMedian: 64 }, { holdMedian: 170 }, { holdCv: 0.21 }, { holdCv: 1.36 }, { latencyMedian: 88 }, { latencyMedian: 440 }, { latencyCv: 0.49 }, { latencyCv: 1.41 }, { rollover: 0.005 }, { burstShare: 0.113 }, { pressesPerSecond: 6.92 }]
+    for (const e of extremes) expect(keyboardEvidence({ ...base, ...e })!.z).toBeGreaterThanOrEqual(0)
+  })
+  it('clear automation is bot evidence with its code', () => {
+    expect(keyboardEvidence({ ...base, holdMedian: 0, holdCv: 0 })!.codes).toContain('typing_zero_hold')
+    expect(keyboardEvidence({ ...base, latencyCv: 0.05 })!.codes).toContain('typing_fixed_rhythm')
+    expect(keyboardEvidence({ ...base, ups: 0 })!.z).toBeLessThan(-3)
+  })
+  it('too few keys: no evidence at all', () => {
+    expect(keyboardEvidence({ ...base, downs: 5 })).toBeNull()
+  })
+})
+
+describe('capture and perturbation helpers', () => {
+  const stroke: Signal[] = Array.from({ length: 40 }, (_, i) => ({ t: i * 16 + (i % 3), k: 'mm', x: 100 + i * 5 + Math.sin(i) * 3, y: 200 + i * i * 0.2 }))
+  it('coarse timers put every t on the grid, rates change the number of moves', () => {
+    expect(applyCapture(stroke, 'timer_100').every((s) => s.t % 100 === 0)).toBe(true)
+    expect(applyCapture(stroke, 'rate_240').length).toBeGreaterThan(stroke.length)
+    expect(applyCapture(stroke, 'rate_60').length).toBeLessThanOrEqual(stroke.length)
+  })
+  it('a 100 ms timer is recognised as a coarse clock (no burst evidence from zero gaps)', () => {
+    const t = sessionFeatures(applyCapture(stroke, 'timer_100')).timing
+    expect(t.resolutionMs).toBe(100)
+    expect(t.burstShare).toBe(0)
+  })
+  it('every perturbation keeps the stroke a pointer stroke and changes it', () => {
+    for (const kind of PERTURBATIONS) {
+      const p = perturbSession(createRng(1), stroke, kind)
+      expect(p.every((s) => s.k === 'mm')).toBe(true)
+      expect(JSON.stringify(p)).not.toBe(JSON.stringify(stroke))
+      expect(sessionFeatures(p).pointer).not.toBeNull()
+    }
+  })
+})
