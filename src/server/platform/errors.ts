@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   invalid_otp: 401,
   forbidden: 403,
   not_found: 404,
+  // Not in the contract's list: the path exists, the method does not (answered with Allow; docs/decisions.md).
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

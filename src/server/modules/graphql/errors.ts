@@ -38,6 +38,7 @@ const FROM_API_CODE: Record<ErrorCode, GraphQLErrorCode> = {
   invalid_otp: 'UNAUTHENTICATED',
   forbidden: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
+  method_not_allowed: 'BAD_USER_INPUT',
   rate_limited: 'RATE_LIMITED',
   plan_limit_exceeded: 'RATE_LIMITED',
   internal: 'INTERNAL_SERVER_ERROR',
