@@ -564,7 +564,7 @@ describe('hostile requests are refused with a contract code and not executed', (
     )
   })
 
-  it('answers other methods on /graphql with the REST 404 envelope', async () => {
+  it('answers other methods on /graphql with the REST 405 envelope and Allow: POST', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE'),
@@ -579,7 +579,8 @@ describe('hostile requests are refused with a contract code and not executed', (
             body: method === 'GET' ? undefined : JSON.stringify({ query: `mutation { ${CREATE_INLINE} }` }),
           })
           assertRestInvariants(got)
-          expect(got.status).toBe(404)
+          expect(got.status).toBe(405)
+          expect(got.headers.get('allow')).toBe('POST')
           expect(delta(before, await rowCounts(h))).toEqual({})
         }
       ),

@@ -738,7 +738,17 @@ describe('routes and methods', () => {
     )
   })
 
-  it('answers other methods and unknown paths with the 404 envelope', async () => {
+  it('answers other methods with 405 and unknown paths with the 404 envelope', async () => {
+    const KNOWN_PATHS = [
+      '/v1/ingest',
+      '/v1/org/usage',
+      '/v1/support/tickets',
+      '/v1/leads',
+      '/v1/demo/live-score',
+      '/auth/login',
+      '/graphql',
+      '/dev/mail',
+    ]
     const route = fc.oneof(
       fc.tuple(
         fc.constantFrom('PUT', 'PATCH', 'DELETE'),
@@ -769,8 +779,15 @@ describe('routes and methods', () => {
         const before = await rowCounts(h)
         const got = await send(h, { method, path, headers: json(secret()), body: method === 'GET' ? undefined : '{}' })
         assertRestInvariants(got)
-        expect(got.status).toBe(404)
-        expect(got.json.error.code).toBe('not_found')
+        // A path served with another method is 405 with Allow (issue 16); any other path is 404.
+        if (KNOWN_PATHS.some((known) => path === known || path.startsWith('/v1/session/'))) {
+          expect(got.status).toBe(405)
+          expect(got.json.error.code).toBe('method_not_allowed')
+          expect(got.headers.get('allow')).toMatch(/^[A-Z]+(, [A-Z]+)*$/)
+        } else {
+          expect(got.status).toBe(404)
+          expect(got.json.error.code).toBe('not_found')
+        }
         expect(delta(before, await rowCounts(h))).toEqual({})
       }),
       fcParams(80)

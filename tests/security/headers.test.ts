@@ -42,6 +42,16 @@ describe('CORS only where the contract allows it', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin)
   })
 
+  it('the credential-free public POSTs allow any origin, never with credentials (issue 16)', async () => {
+    for (const path of ['/v1/leads', '/v1/demo/live-score']) {
+      const pre = await h.request('OPTIONS', path, { headers: { origin, 'access-control-request-method': 'POST' } })
+      expect(pre.status).toBe(204)
+      expect(pre.headers.get('access-control-allow-origin')).toBe('*')
+      expect(pre.headers.get('access-control-allow-credentials')).toBeNull()
+      expect(pre.headers.get('access-control-allow-headers')).not.toContain('X-API-Key')
+    }
+  })
+
   it('no other API route grants a browser origin anything', async () => {
     const routes: [string, string][] = [
       ['GET', '/v1/org/usage'],
@@ -49,8 +59,6 @@ describe('CORS only where the contract allows it', () => {
       ['POST', '/graphql'],
       ['POST', '/auth/login'],
       ['POST', '/v1/support/tickets'],
-      ['POST', '/v1/leads'],
-      ['POST', '/v1/demo/live-score'],
       ['GET', '/health'],
     ]
     for (const [method, path] of routes) {

@@ -5,7 +5,7 @@ import type { Logger } from '../platform/log'
 import { requestId } from './context'
 
 /** Every error, thrown anywhere, leaves as the contract's envelope `{ error: { code, message, request_id } }`. */
-export function errorEnvelope(log: Logger) {
+export function errorEnvelope(log: Logger, methodsFor: (path: string) => string[] = () => []) {
   return new Elysia({ name: 'http-error-envelope' }).onError({ as: 'global' }, ({ code, error: thrown, request, set, path }) => {
     let error: unknown = thrown
     const id = requestId(request)
@@ -40,7 +40,15 @@ export function errorEnvelope(log: Logger) {
       )
     }
     if (code === 'PARSE') return reply(400, 'invalid_json', 'request body is not valid JSON')
-    if (code === 'NOT_FOUND') return reply(404, 'not_found', `no route for ${request.method} ${path}`)
+    if (code === 'NOT_FOUND') {
+      const allow = methodsFor(path)
+      if (allow.length > 0) {
+        return reply(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.join(', ')}`, undefined, {
+          allow: allow.join(', '),
+        })
+      }
+      return reply(404, 'not_found', `no route for ${request.method} ${path}`)
+    }
     if (isDatabaseUnavailable(error)) {
       log.warn('database unavailable', { request_id: id, error: String((error as Error).message ?? error) })
       return reply(503, 'unavailable', 'the service is temporarily unavailable, retry later', undefined, { 'retry-after': '5' })

@@ -1,6 +1,7 @@
 import type { Elysia } from 'elysia'
 import type { Logger } from '../platform/log'
 import { accessLog } from './access-log'
+import { allowedMethods } from './allowed-methods'
 import { bodyParser } from './body'
 import { requestContext } from './context'
 import { errorEnvelope } from './error-envelope'
@@ -27,6 +28,11 @@ export function httpPipeline({
       .use(requestContext(lifecycle))
       .use(securityHeaders())
       .use(bodyParser(config.bodyLimitBytes))
-      .use(errorEnvelope(log))
+      .use(
+        errorEnvelope(
+          log,
+          allowedMethods(() => app.routes)
+        )
+      )
       .use(accessLog(log))
 }

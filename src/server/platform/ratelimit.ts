@@ -10,6 +10,10 @@ export type RateDecision = {
   resetSeconds: number
   /** seconds to wait before the next request can pass (0 when allowed) */
   retryAfterSeconds: number
+  /** seconds until the bucket holds one more whole token */
+  nextTokenSeconds: number
+  /** the window `limit` refills over, for RateLimit-Policy */
+  windowSeconds: number
 }
 
 export interface RateLimiter {
@@ -83,7 +87,10 @@ export class TieredRateLimiter implements RateLimiter {
 }
 
 export function decision(allowed: boolean, limit: number, tokens: number, ratePerMs: number): RateDecision {
+  const whole = Math.floor(tokens)
   return {
+    nextTokenSeconds: whole >= limit ? 0 : Math.max(1, Math.ceil((whole + 1 - tokens) / ratePerMs / 1000)),
+    windowSeconds: Math.round(limit / ratePerMs / 1000),
     allowed,
     limit,
     remaining: Math.max(0, Math.floor(tokens)),
@@ -94,9 +101,18 @@ export function decision(allowed: boolean, limit: number, tokens: number, ratePe
 
 import { ApiError } from './errors'
 
-/** IETF RateLimit headers for any decision (sent on allowed responses too). */
+/**
+ * IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers-07) for any decision, allowed or not.
+ * With tokens left, Reset is when the bucket is full again; with none left, when the next request
+ * may pass, so on a 429 it equals Retry-After (a token bucket refills evenly, it has no window end).
+ */
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(d.resetSeconds) }
+  return {
+    'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.remaining > 0 ? d.resetSeconds : Math.max(d.retryAfterSeconds, d.nextTokenSeconds)),
+  }
 }
 
 /** The contract's 429 rate_limited, with Retry-After. */

@@ -40,7 +40,16 @@ const SECRET_RE = new RegExp(`^${SECRET_PREFIX}[0-9A-Za-z]{32,128}$`)
 const LAST_USED_EVERY_MS = 60_000
 const MAX_CACHE_ENTRIES = 50_000
 
-const unauthorized = (message = 'a valid credential is required') => new ApiError('unauthorized', message)
+/**
+ * RFC 9110 §11.6.1: a 401 names the schemes the route accepts, so a client knows what to send.
+ * `ApiKey` is not a registered scheme; it is the common name for a key sent in X-API-Key.
+ */
+function challenge(accepted: readonly CredentialKind[]): string {
+  const schemes: string[] = []
+  if (accepted.includes('public') || accepted.includes('secret')) schemes.push('ApiKey realm="bss"')
+  if (accepted.includes('jwt')) schemes.push('Bearer realm="bss"')
+  return schemes.join(', ')
+}
 
 export type ResolveOptions = {
   accepted: readonly CredentialKind[]
@@ -93,7 +102,12 @@ export function createCredentials({
       .catch((error: unknown) => log.warn('last_used_at update failed', { error: String(error) }))
   }
 
-  async function fromApiKey(presented: string, accepted: readonly CredentialKind[], origin: string | null): Promise<Principal> {
+  async function fromApiKey(
+    presented: string,
+    accepted: readonly CredentialKind[],
+    origin: string | null,
+    unauthorized: (message: string) => ApiError
+  ): Promise<Principal> {
     const kind = PUBLIC_RE.test(presented) ? 'public' : SECRET_RE.test(presented) ? 'secret' : null
     if (!kind) throw unauthorized('the API key is malformed')
     const record = await lookupKey(kind, presented)
@@ -113,7 +127,7 @@ export function createCredentials({
     return { kind, orgId: record.orgId, planId: record.planId, keyPairId: record.keyPairId }
   }
 
-  async function fromJwt(token: string): Promise<Principal> {
+  async function fromJwt(token: string, unauthorized: (message: string) => ApiError): Promise<Principal> {
     const claims = await tokens.verify(token)
     if (!claims) throw unauthorized('the access token is invalid or expired')
     // The membership is read fresh: a removed member or a changed role takes effect at once.
@@ -125,24 +139,27 @@ export function createCredentials({
   return {
     async resolve(request: Request, options: ResolveOptions): Promise<Principal> {
       const { accepted, queryKey } = options
+      const header401 = { 'www-authenticate': challenge(accepted) }
+      const unauthorized = (message = 'a valid credential is required') => new ApiError('unauthorized', message, undefined, header401)
       const header = request.headers.get('x-api-key')
       if (header) {
         if (!accepted.includes('public') && !accepted.includes('secret')) throw unauthorized('API keys are not accepted here')
-        return fromApiKey(header.trim(), accepted, request.headers.get('origin'))
+        return fromApiKey(header.trim(), accepted, request.headers.get('origin'), unauthorized)
       }
       if (queryKey !== undefined) {
         if (!PUBLIC_RE.test(queryKey)) throw unauthorized('only a public key may be sent in the URL')
         return fromApiKey(
           queryKey,
           accepted.filter((k) => k === 'public'),
-          request.headers.get('origin')
+          request.headers.get('origin'),
+          unauthorized
         )
       }
       const auth = request.headers.get('authorization')
       if (auth && accepted.includes('jwt')) {
         const match = /^Bearer\s+(\S+)$/i.exec(auth)
         if (!match) throw unauthorized('use Authorization: Bearer <access token>')
-        return fromJwt(match[1]!)
+        return fromJwt(match[1]!, unauthorized)
       }
       throw unauthorized()
     },

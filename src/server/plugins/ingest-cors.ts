@@ -8,7 +8,9 @@ const PREFLIGHT_HEADERS = {
   'access-control-allow-headers': 'Content-Type, X-API-Key, X-Request-Id',
   'access-control-max-age': '600',
 }
-const EXPOSE_HEADERS = 'X-Quota-Limit, X-Quota-Remaining, X-Quota-Reset, Retry-After, X-Request-Id'
+/** What a browser script may read of a cross-origin answer: the rate-limit state as well as the quota. */
+export const RATE_LIMIT_EXPOSE = 'RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id'
+const EXPOSE_HEADERS = `X-Quota-Limit, X-Quota-Remaining, X-Quota-Reset, ${RATE_LIMIT_EXPOSE}`
 
 /**
  * CORS for POST /v1/ingest only. A preflight carries no key, so it is answered for any origin;
