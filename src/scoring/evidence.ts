@@ -39,7 +39,6 @@ const POINTER_CODE: Record<string, string> = {
   start_speed_med: 'pointer_unnatural_velocity_profile',
   curv_speed_corr: 'pointer_curvature_speed_mismatch',
   step_repeat_share: 'pointer_mechanical_steps',
-  static_move_share: 'pointer_mechanical_steps',
   dt_cv_med: 'pointer_regular_timing',
   dt_repeat_share: 'pointer_regular_timing',
   pause_cv: 'pointer_regular_timing',

@@ -44,7 +44,6 @@ export const POINTER_FEATURE_NAMES = [
   'step_repeat_share',
   'dt_cv_med',
   'dt_repeat_share',
-  'static_move_share',
   'accel_asym_med',
   'pause_cv',
   'speed_sd_between',
@@ -141,14 +140,11 @@ type Stroke = { t: number[]; x: number[]; y: number[] }
  * would have coalesced them). A stroke ends at a button or touch start/end,
  * at a pause, or when time goes back.
  */
-function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; staticMoves: number; presses: number } {
+function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; presses: number } {
   const strokes: Stroke[] = []
   let cur: Stroke = { t: [], x: [], y: [] }
   let moves = 0
-  let staticMoves = 0
   let presses = 0
-  let lx = Number.NaN
-  let ly = Number.NaN
   const close = () => {
     if (cur.t.length) strokes.push(cur)
     cur = { t: [], x: [], y: [] }
@@ -164,9 +160,6 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
       continue
     }
     moves++
-    if (s.x === lx && s.y === ly) staticMoves++
-    lx = s.x
-    ly = s.y
     const n = cur.t.length
     const last = n ? cur.t[n - 1] : undefined
     if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
@@ -182,7 +175,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     if (k === 'te') close()
   }
   close()
-  return { strokes, moves, staticMoves, presses }
+  return { strokes, moves, presses }
 }
 
 type StrokeStats = {
@@ -441,7 +434,7 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
 }
 
 function pointerFeatures(signals: readonly Signal[], from = 0): { features: number[] | null; strokes: number; moves: number; presses: number } {
-  const { strokes, moves, staticMoves, presses } = strokesOf(signals, from)
+  const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   const starts: number[] = []
   const ends: number[] = []
@@ -499,7 +492,7 @@ function pointerFeatures(signals: readonly Signal[], from = 0): { features: numb
     steps > 0 ? repeated / steps : 0,
     med(stats.map((s) => s.dtCv)),
     dts > 0 ? repeatedDts / dts : 0,
-    moves > 0 ? staticMoves / moves : 0,
+    // no share of moves without displacement: touchpads send them by the dozen (a device trait, not a bot's)
     med(stats.map((s) => s.accelAsym)),
     pauses.length >= 3 ? cvOf(pauses) : 0,
     meanSd(speeds)[1],

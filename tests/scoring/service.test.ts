@@ -81,8 +81,9 @@ describe('scoreSession', () => {
   })
 
   it.each(BOT_FAMILY_NAMES.filter((f) => f !== 'replay' && f !== 'empty'))('%s bots mostly score below 30', (family) => {
-    const results = Array.from({ length: 10 }, (_, i) => score(sessionFor(SEED, family, i)))
-    expect(results.filter((r) => r.hcs < 30).length).toBeGreaterThanOrEqual(8)
+    // the same 80 % bound as before, on 40 sessions instead of 10 (10 made one session worth 10 points)
+    const results = Array.from({ length: 40 }, (_, i) => score(sessionFor(SEED, family, i)))
+    expect(results.filter((r) => r.hcs < 30).length).toBeGreaterThanOrEqual(32)
   })
 
   it('returns hcs with one decimal, m3_score with four, and the model version', () => {
