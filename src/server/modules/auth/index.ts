@@ -3,7 +3,8 @@ import type { Config } from '../../platform/config'
 import { clientIp } from '../../platform/client-ip'
 import { routeSchema } from '../../platform/validation'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
-import { LoginBody, RefreshTokenBody, RegisterBody, VerifyOtpBody } from './model'
+import { component, errors, ok } from '../../http/openapi'
+import { ChallengeSchema, LoginBody, RefreshTokenBody, RegisterBody, TokenPairSchema, VerifyOtpBody } from './model'
 import { type AuthServices, login, logout, refresh, register, verifyOtp } from './service'
 
 export { Email } from './model'
@@ -11,6 +12,25 @@ export { passwords } from './passwords'
 export { addUser, createAccount, findMemberPlan, purgeExpiredAuth, type AuthServices } from './service'
 
 type Server = Parameters<typeof clientIp>[1]
+
+const EXPIRES = '2026-11-23T12:10:00.000Z'
+const Challenge = component('OtpChallenge', ChallengeSchema, {
+  status: 'otp_required',
+  challenge_id: '0b6f7c1e-5d4a-4e2b-9c3d-8a7f6e5d4c3b',
+  expires_at: EXPIRES,
+})
+const TokenPair = component('TokenPair', TokenPairSchema, {
+  access_token: 'eyJhbGciOiJIUzI1NiJ9.…',
+  refresh_token: 'rt_…',
+  token_type: 'Bearer',
+  expires_in: 900,
+  user: { user_id: '4c1d2e3f-0a9b-4c8d-9e7f-6a5b4c3d2e1f', email: 'ada@example.com', name: 'Ada' },
+  organization: { org_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', name: 'Acme', plan_id: 'free', role: 'owner' },
+})
+const noStore = { 'Cache-Control': { description: '`no-store`: tokens must not be cached.', schema: { type: 'string' } } }
+const doc = (operationId: string, summary: string, description: string, responses: ReturnType<typeof errors>) => ({
+  detail: { operationId, summary, description, tags: ['Auth'], responses },
+})
 
 /** Account flow: sign-up and login by password + emailed code, then rotating refresh tokens. */
 export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimits' | 'trustProxy'>; rateLimits: RateLimits }) {
@@ -23,9 +43,19 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
     .use(rateLimitPlugin(deps))
     .post('/register', async ({ body, request, server, status }) => status(202, await register(deps, body, ip(request, server))), {
       body: routeSchema(RegisterBody),
+      ...doc(
+        'register',
+        'Sign up',
+        'Creates the organization (plan `free`) and its owner, and mails a 6-digit code; the account is usable once the code is verified. An existing email gets the same answer.',
+        { 202: ok('A code was mailed; verify it with `POST /auth/verify-otp`.', Challenge), ...errors(400, 413, 415, 429, 503) }
+      ),
     })
     .post('/login', async ({ body, request, server, status }) => status(202, await login(deps, body, ip(request, server))), {
       body: routeSchema(LoginBody),
+      ...doc('login', 'Log in', 'Checks the password and mails a 6-digit code.', {
+        202: ok('A code was mailed; verify it with `POST /auth/verify-otp`.', Challenge),
+        ...errors(400, 401, 413, 415, 429, 503),
+      }),
     })
     .post(
       '/verify-otp',
@@ -33,7 +63,13 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
         Object.assign(set.headers, noStore)
         return verifyOtp(deps, body, ip(request, server))
       },
-      { body: routeSchema(VerifyOtpBody) }
+      {
+        body: routeSchema(VerifyOtpBody),
+        ...doc('verifyOtp', 'Verify the mailed code', 'Exchanges the challenge and its code for an access token and a refresh token.', {
+          200: ok('Signed in.', TokenPair, noStore),
+          ...errors(400, 401, 413, 415, 429, 503),
+        }),
+      }
     )
     .post(
       '/refresh',
@@ -41,7 +77,16 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
         Object.assign(set.headers, noStore)
         return refresh(deps, body)
       },
-      { body: routeSchema(RefreshTokenBody), rateLimit: tokenLimit }
+      {
+        body: routeSchema(RefreshTokenBody),
+        rateLimit: tokenLimit,
+        ...doc(
+          'refreshTokens',
+          'Refresh the tokens',
+          'Returns a new pair; the presented refresh token is dead. Presenting an already-rotated token revokes its whole family.',
+          { 200: ok('A new pair.', TokenPair, noStore), ...errors(400, 401, 413, 415, 429, 503) }
+        ),
+      }
     )
     .post(
       '/logout',
@@ -49,6 +94,13 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
         await logout(deps, body)
         return status(204)
       },
-      { body: routeSchema(RefreshTokenBody), rateLimit: tokenLimit }
+      {
+        body: routeSchema(RefreshTokenBody),
+        rateLimit: tokenLimit,
+        ...doc('logout', 'Log out', 'Kills the presented refresh token.', {
+          204: { description: 'Logged out.' },
+          ...errors(400, 413, 415, 429, 503),
+        }),
+      }
     )
 }

@@ -69,3 +69,24 @@ export type TokenResponse = {
   user: { user_id: string; email: string; name: string | null }
   organization: { org_id: string; name: string; plan_id: string; role: string }
 }
+
+// Response shapes, for the OpenAPI document (the handlers return the types above).
+export const ChallengeSchema = v.object({
+  status: v.literal('otp_required'),
+  challenge_id: v.pipe(v.string(), v.uuid()),
+  expires_at: v.pipe(v.string(), v.isoTimestamp()),
+})
+
+export const TokenPairSchema = v.object({
+  access_token: v.pipe(v.string(), v.description('JWT, valid 15 minutes: `Authorization: Bearer <access_token>`.')),
+  refresh_token: v.pipe(v.string(), v.description('Opaque, single use: rotated by every /auth/refresh.')),
+  token_type: v.literal('Bearer'),
+  expires_in: v.pipe(v.number(), v.integer(), v.description('Seconds until the access token expires.')),
+  user: v.object({ user_id: v.pipe(v.string(), v.uuid()), email: v.string(), name: v.nullable(v.string()) }),
+  organization: v.object({
+    org_id: v.pipe(v.string(), v.uuid()),
+    name: v.string(),
+    plan_id: v.string(),
+    role: v.picklist(['owner', 'admin', 'member']),
+  }),
+})

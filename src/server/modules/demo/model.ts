@@ -9,3 +9,10 @@ export const LiveScoreBody = v.object({
     v.array(v.pipe(v.number('each feature must be a number'), v.finite('each feature must be a finite number')))
   ),
 })
+
+export const LiveScoreSchema = v.object({
+  hcs: v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('Human-confidence score, one decimal.')),
+  m3_score: v.pipe(v.number(), v.minValue(0), v.maxValue(1), v.description('The M3 model’s probability of a human, four decimals.')),
+  verdict: v.picklist(['human_verified', 'suspicious', 'bot', 'insufficient_data']),
+  model_version: v.string(),
+})

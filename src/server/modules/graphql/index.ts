@@ -1,8 +1,10 @@
 import { Elysia } from 'elysia'
-import { GraphQLError, type GraphQLFormattedError } from 'graphql'
+import { GraphQLError, type GraphQLFormattedError, printSchema } from 'graphql'
 import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
+import { noteGraphQLCode } from '../../http/access-log'
 import { bodyOptions } from '../../http/body'
 import { requestId, tagOrg } from '../../http/context'
+import { errors as restErrors } from '../../http/openapi'
 import type { Config } from '../../platform/config'
 import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { mediaType } from '../../platform/http'
@@ -10,6 +12,7 @@ import type { Logger } from '../../platform/log'
 import { rateLimitHeaders } from '../../platform/ratelimit'
 import type { Credentials, Principal } from '../../plugins/auth'
 import type { RateLimits } from '../../plugins/ratelimit'
+import { GRAPHQL_DOC } from './docs'
 import { GRAPHQL_CODES, requireRole, rootCause, toGraphQLError } from './errors'
 import { DEFAULT_LIMITS, type QueryLimits, useQueryLimits, useResponseSizeLimit } from './limits'
 import type { GraphQLContext, GraphQLPart } from './types'
@@ -21,7 +24,14 @@ export { chargeListItems, DEFAULT_LIMITS, type QueryLimits } from './limits'
 /** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */
 const MAX_BODY_BYTES = 64 * 1024
 
-function graphqlErrorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+function graphqlErrorResponse(
+  request: Request,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {}
+): Response {
+  noteGraphQLCode(request, code)
   const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] }
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
 }
@@ -44,9 +54,9 @@ function yogaLogger(log: Logger): YogaLogger {
 }
 
 /** Gives every error a contract code and keeps only code/details in extensions (no originalError, no internals). */
-function useContractErrorCodes(): Plugin {
+function useContractErrorCodes(): Plugin<object, { httpRequest?: Request }> {
   return {
-    onResultProcess({ result, setResult }) {
+    onResultProcess({ result, setResult, serverContext }) {
       const results = Array.isArray(result) ? result : [result]
       const rewritten = results.map((r) => {
         if (!r || typeof r !== 'object' || !('errors' in r) || !r.errors?.length) return r
@@ -76,6 +86,8 @@ function useContractErrorCodes(): Plugin {
             },
           })
         })
+        // For the access log: Yoga builds its own Response, and the code tells more than its status.
+        if (serverContext.httpRequest) noteGraphQLCode(serverContext.httpRequest, errors[0]!.extensions.code as string)
         return { ...r, errors }
       })
       setResult((Array.isArray(result) ? rewritten : rewritten[0]) as typeof result)
@@ -122,8 +134,11 @@ export function graphqlModule({
   parts: GraphQLPart[]
   limits?: QueryLimits
 }) {
-  const yoga = createYoga<{ principal: Principal }, GraphQLContext>({
-    schema: buildSchema(parts),
+  const schema = buildSchema(parts)
+  // The SDL of the very schema Yoga executes, linked from the OpenAPI document.
+  const sdl = `${printSchema(schema)}\n`
+  const yoga = createYoga<{ principal: Principal; httpRequest?: Request }, GraphQLContext>({
+    schema,
     graphqlEndpoint: '/graphql',
     graphiql: false,
     landingPage: false,
@@ -148,42 +163,60 @@ export function graphqlModule({
     orgPerMinute: config.rateLimits.graphqlPerMin * 5,
   } as const
 
-  return new Elysia({ name: 'graphql' }).use(bodyOptions).post(
-    '/graphql',
-    async ({ request }) => {
-      let principal: Principal
-      try {
-        principal = await credentials.resolve(request, { accepted: ['jwt'] })
-      } catch (error) {
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-          // A key where a JWT belongs is a 403 in REST; the contract makes every refused credential 401 UNAUTHENTICATED here.
-          return graphqlErrorResponse(401, 'UNAUTHENTICATED', error.message, { 'www-authenticate': 'Bearer' })
+  return new Elysia({ name: 'graphql' })
+    .use(bodyOptions)
+    .get(
+      '/graphql/schema.graphql',
+      () => new Response(sdl, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' } }),
+      {
+        detail: {
+          operationId: 'getGraphqlSchema',
+          summary: 'The GraphQL schema (SDL)',
+          description: 'The schema `POST /graphql` executes, as GraphQL SDL. Public: the same types are in the API contract.',
+          tags: ['GraphQL'],
+          security: [],
+          responses: { 200: { description: 'The SDL.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...restErrors() },
+        },
+      }
+    )
+    .post(
+      '/graphql',
+      async ({ request }) => {
+        let principal: Principal
+        try {
+          principal = await credentials.resolve(request, { accepted: ['jwt'] })
+        } catch (error) {
+          if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+            // A key where a JWT belongs is a 403 in REST; the contract makes every refused credential 401 UNAUTHENTICATED here.
+            return graphqlErrorResponse(request, 401, 'UNAUTHENTICATED', error.message, { 'www-authenticate': 'Bearer' })
+          }
+          // The membership lookup runs before Yoga: an outage here must still be a GraphQL answer.
+          if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
+            log.warn('database unavailable', { request_id: requestId(request), error: String((error as Error)?.message ?? error) })
+            return graphqlErrorResponse(request, 503, 'UNAVAILABLE', 'the service is temporarily unavailable, retry later', {
+              'retry-after': '5',
+            })
+          }
+          throw error
         }
-        // The membership lookup runs before Yoga: an outage here must still be a GraphQL answer.
-        if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
-          log.warn('database unavailable', { request_id: requestId(request), error: String((error as Error)?.message ?? error) })
-          return graphqlErrorResponse(503, 'UNAVAILABLE', 'the service is temporarily unavailable, retry later', { 'retry-after': '5' })
+        tagOrg(request, principal.orgId)
+        const decision = await rateLimits.principal(principal, rule)
+        const limitHeaders = rateLimitHeaders(decision)
+        if (!decision.allowed) {
+          return graphqlErrorResponse(request, 429, 'RATE_LIMITED', 'too many requests, retry later', {
+            ...limitHeaders,
+            'retry-after': String(decision.retryAfterSeconds),
+          })
         }
-        throw error
-      }
-      tagOrg(request, principal.orgId)
-      const decision = await rateLimits.principal(principal, rule)
-      const limitHeaders = rateLimitHeaders(decision)
-      if (!decision.allowed) {
-        return graphqlErrorResponse(429, 'RATE_LIMITED', 'too many requests, retry later', {
-          ...limitHeaders,
-          'retry-after': String(decision.retryAfterSeconds),
-        })
-      }
-      const type = mediaType(request)
-      if (type !== 'application/json' && type !== 'application/graphql+json') {
-        return graphqlErrorResponse(415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json', limitHeaders)
-      }
-      const response = await yoga.handleRequest(withLowerCaseContentType(request), { principal })
-      for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
-      return response
-    },
-    // Yoga reads the body itself.
-    { rawBody: true }
-  )
+        const type = mediaType(request)
+        if (type !== 'application/json' && type !== 'application/graphql+json') {
+          return graphqlErrorResponse(request, 415, 'BAD_USER_INPUT', 'send the request as Content-Type: application/json', limitHeaders)
+        }
+        const response = await yoga.handleRequest(withLowerCaseContentType(request), { principal, httpRequest: request })
+        for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
+        return response
+      },
+      // Yoga reads the body itself.
+      { rawBody: true, detail: GRAPHQL_DOC }
+    )
 }

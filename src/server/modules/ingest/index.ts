@@ -9,11 +9,48 @@ import { ingestCors } from '../../plugins/ingest-cors'
 import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { quotaHeaders } from '../usage'
-import { ingestBody, SessionParams } from './model'
+import { component, errors, jsonSchemaOf, ok } from '../../http/openapi'
+import { IngestAcceptedSchema, ingestBody, SessionParams, SessionResultSchema, SignalEvent } from './model'
 import { ScoringRuns, SessionQueue } from './queue'
 import { currentResult, ingestBatch, type SessionResult } from './service'
 
 export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
+
+const SessionResultRef = component('SessionResult', SessionResultSchema, {
+  session_id: '3f0c7b9e-8d2a-4c1b-9e6f-5a4d3c2b1a09',
+  hcs: 87.4,
+  m3_score: 0.9312,
+  verdict: 'human_verified',
+  reasons: ['pointer_dynamics_natural'],
+  signals: 412,
+  batches: 3,
+  model_version: 'm3-2026.11.0',
+  first_seen_at: '2026-11-23T12:00:00.000Z',
+  scored_at: '2026-11-23T12:00:09.000Z',
+})
+const quota = (what: string) => ({ description: what, schema: { type: 'integer', minimum: 0 } })
+const QUOTA_HEADERS = {
+  'X-Quota-Limit': quota('Sessions per month on the plan.'),
+  'X-Quota-Remaining': quota('Sessions left this month.'),
+  'X-Quota-Reset': quota('Seconds to the next billing month.'),
+}
+
+/** The documented batch: the validating schema, with the signal event as a named component. */
+function ingestBodyDoc() {
+  const schema = jsonSchemaOf(ingestBody(() => new Date()))
+  schema.properties.signals.items = component('Signal', SignalEvent, { t: 1520, k: 'mm', x: 412, y: 220 })
+  const batch = component('IngestBatch', schema, {
+    session_id: '3f0c7b9e-8d2a-4c1b-9e6f-5a4d3c2b1a09',
+    sdk_type: 'web',
+    captured_at: '2026-11-23T12:00:05.000Z',
+    signals: [
+      { t: 1520, k: 'mm', x: 412, y: 220 },
+      { t: 1610, k: 'c', x: 415, y: 223 },
+    ],
+    features: Array.from({ length: 34 }, () => 0),
+  })
+  return { required: true, content: { 'application/json': { schema: batch }, 'text/plain': { schema: batch } } }
+}
 
 type IngestServices = { db: Db; clock: Clock; config: { trustProxy: TrustProxy }; credentials: Credentials; rateLimits: RateLimits }
 
@@ -41,7 +78,29 @@ export function ingestModule(services: IngestServices) {
         return outcome.result
       },
       // beaconBody: navigator.sendBeacon can only send JSON as text/plain.
-      { auth: ['public', 'secret'], rateLimit: { scope: 'key' }, beaconBody: true, body: routeSchema(ingestBody(() => clock.now())) }
+      {
+        auth: ['public', 'secret'],
+        rateLimit: { scope: 'key' },
+        beaconBody: true,
+        body: routeSchema(ingestBody(() => clock.now())),
+        detail: {
+          operationId: 'ingestBatch',
+          summary: 'Send a batch of signals',
+          description:
+            'Appends the batch to its session (a retried identical batch is not appended twice). A secret key gets the session result (200); a public key (browser SDK) only an acknowledgement (202). For `navigator.sendBeacon` the public key may come as `?key=` with a `text/plain` body. A session takes batches for 30 minutes and at most 50,000 signals (409 after).',
+          tags: ['Ingest'],
+          requestBody: ingestBodyDoc(),
+          responses: {
+            200: ok('Secret key: the session result over all of its batches.', SessionResultRef, QUOTA_HEADERS),
+            202: ok(
+              'Public key: stored, no score.',
+              component('IngestAccepted', IngestAcceptedSchema, { session_id: '3f0c7b9e-8d2a-4c1b-9e6f-5a4d3c2b1a09', accepted: 2 }),
+              QUOTA_HEADERS
+            ),
+            ...errors(400, 401, 403, 409, 413, 415, 429, 503),
+          },
+        },
+      }
     )
     .get(
       '/session/:session_id',
@@ -50,6 +109,17 @@ export function ingestModule(services: IngestServices) {
         if (!result) throw new ApiError('not_found', 'no such session')
         return result
       },
-      { auth: ['secret'], rateLimit: { scope: 'key' }, params: routeSchema(SessionParams) }
+      {
+        auth: ['secret'],
+        rateLimit: { scope: 'key' },
+        params: routeSchema(SessionParams),
+        detail: {
+          operationId: 'getSession',
+          summary: 'Get a session’s result',
+          description: 'The score over every stored signal of the session. Another organization’s session is a 404.',
+          tags: ['Ingest'],
+          responses: { 200: ok('The session result.', SessionResultRef), ...errors(400, 401, 403, 404, 429, 503) },
+        },
+      }
     )
 }

@@ -109,3 +109,22 @@ export type IngestBody = v.InferOutput<ReturnType<typeof ingestBody>>
 export const SessionParams = v.object({
   session_id: v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase()),
 })
+
+// Response shapes, for the OpenAPI document (the handlers return SessionResult from the service).
+export const SessionResultSchema = v.object({
+  session_id: v.pipe(v.string(), v.uuid(), v.description('Lowercase.')),
+  hcs: v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('Human-confidence score, one decimal.')),
+  m3_score: v.pipe(v.number(), v.minValue(0), v.maxValue(1), v.description('The M3 model’s probability of a human, four decimals.')),
+  verdict: v.picklist(['human_verified', 'suspicious', 'bot', 'insufficient_data']),
+  reasons: v.pipe(v.array(v.string()), v.description('Machine-readable codes for what drove the score.')),
+  signals: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  batches: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  model_version: v.string(),
+  first_seen_at: v.pipe(v.string(), v.isoTimestamp()),
+  scored_at: v.pipe(v.string(), v.isoTimestamp()),
+})
+
+export const IngestAcceptedSchema = v.object({
+  session_id: v.pipe(v.string(), v.uuid()),
+  accepted: v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Signals in this batch.')),
+})

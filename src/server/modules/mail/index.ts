@@ -25,6 +25,7 @@ export function mailModule({ config, db }: { config: Pick<Config, 'env' | 'suppo
         throw new ApiError('forbidden', "the support inbox holds every tenant's tickets and is not readable through /dev/mail")
       return { messages: await listOutbox(db.sql, query.to) }
     },
-    { query: routeSchema(OutboxQuery) }
+    // Development only: not part of the API reference.
+    { query: routeSchema(OutboxQuery), detail: { hide: true } }
   )
 }

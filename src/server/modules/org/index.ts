@@ -7,7 +7,8 @@ import type { Mailer } from '../../platform/mailer'
 import { routeSchema } from '../../platform/validation'
 import { authPlugin, type Credentials } from '../../plugins/auth'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
-import { LeadBody, TicketBody } from './model'
+import { component, errors, jsonSchemaOf, ok } from '../../http/openapi'
+import { LeadBody, LeadBodyDoc, LeadSchema, TicketBody, TicketSchema } from './model'
 import { createLead, createTicket } from './service'
 
 export { orgGraphQL } from './graphql'
@@ -34,6 +35,8 @@ type OrgServices = {
   rateLimits: RateLimits
 }
 
+const Lead = component('Lead', LeadSchema, { lead_id: '1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b', created_at: '2026-11-23T12:00:00.000Z' })
+
 /** The organization's support tickets and the anonymous lead form; owns organizations and plans. */
 export function orgModule(services: OrgServices) {
   return new Elysia({ name: 'org', prefix: '/v1' })
@@ -51,7 +54,30 @@ export function orgModule(services: OrgServices) {
           created_at: t.created_at.toISOString(),
         })
       },
-      { auth: ['secret', 'jwt'], rateLimit: { scope: 'key' }, body: routeSchema(TicketBody) }
+      {
+        auth: ['secret', 'jwt'],
+        rateLimit: { scope: 'key' },
+        body: routeSchema(TicketBody),
+        detail: {
+          operationId: 'createTicket',
+          summary: 'Open a support ticket',
+          description: 'Linked to the caller’s organization (and user, with a JWT).',
+          tags: ['Support'],
+          responses: {
+            201: ok(
+              'Created.',
+              component('Ticket', TicketSchema, {
+                ticket_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716',
+                status: 'open',
+                subject: 'Verdicts on our checkout page',
+                priority: 'normal',
+                created_at: '2026-11-23T12:00:00.000Z',
+              })
+            ),
+            ...errors(400, 401, 403, 409, 413, 415, 429, 503),
+          },
+        },
+      }
     )
     .post(
       '/leads',
@@ -59,6 +85,21 @@ export function orgModule(services: OrgServices) {
         const lead = await createLead(services, body)
         return status(lead.created ? 201 : 200, { lead_id: lead.lead_id, created_at: lead.created_at.toISOString() })
       },
-      { rateLimit: { scope: 'ip', name: 'leads' }, body: routeSchema(LeadBody) }
+      {
+        rateLimit: { scope: 'ip', name: 'leads' },
+        body: routeSchema(LeadBody),
+        detail: {
+          operationId: 'createLead',
+          summary: 'Leave a sales lead',
+          description: 'The pricing page’s and chat widget’s form; no credential, rate-limited per IP.',
+          tags: ['Support'],
+          requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(LeadBodyDoc) } } },
+          responses: {
+            201: ok('Recorded.', Lead),
+            200: ok('The same email and source within 24 hours: the existing lead.', Lead),
+            ...errors(400, 413, 415, 429, 503),
+          },
+        },
+      }
     )
 }

@@ -56,3 +56,17 @@ export type Ticket = {
   status: 'open' | 'pending' | 'closed'
   created_at: Date
 }
+
+// Response shapes, for the OpenAPI document.
+export const TicketSchema = v.object({
+  ticket_id: v.pipe(v.string(), v.uuid()),
+  status: v.picklist(['open', 'pending', 'closed']),
+  subject: v.string(),
+  priority: v.picklist(PRIORITIES),
+  created_at: v.pipe(v.string(), v.isoTimestamp()),
+})
+
+export const LeadSchema = v.object({ lead_id: v.pipe(v.string(), v.uuid()), created_at: v.pipe(v.string(), v.isoTimestamp()) })
+
+/** The documented lead body: the honeypot field stays out of the reference (bots read it too). */
+export const LeadBodyDoc = v.omit(LeadBody, ['website'])

@@ -5,6 +5,8 @@ import { ApiError } from '../../platform/errors'
 import { authPlugin, type Credentials } from '../../plugins/auth'
 import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
+import { component, errors, ok } from '../../http/openapi'
+import { PlanUsageSchema } from './model'
 import { readPlanUsage } from './service'
 
 export { usageGraphQL } from './graphql'
@@ -38,6 +40,30 @@ export function usageModule(services: {
         if (!usage) throw new ApiError('not_found', 'organization not found')
         return usage
       },
-      { auth: ['secret', 'jwt'], rateLimit: { scope: 'key' } }
+      {
+        auth: ['secret', 'jwt'],
+        rateLimit: { scope: 'key' },
+        detail: {
+          operationId: 'getUsage',
+          summary: 'Plan usage this month',
+          description: 'The plan, the sessions counted this calendar month (UTC) and its limit.',
+          tags: ['Usage'],
+          responses: {
+            200: ok(
+              'The plan and this month’s count.',
+              component('PlanUsage', PlanUsageSchema, {
+                plan_id: 'free',
+                display_name: 'Free',
+                sessions_used: 412,
+                sessions_limit: 1000,
+                percent_used: 41.2,
+                period_start: '2026-11-01T00:00:00.000Z',
+                period_end: '2026-12-01T00:00:00.000Z',
+              })
+            ),
+            ...errors(401, 404, 429, 503),
+          },
+        },
+      }
     )
 }

@@ -19,6 +19,9 @@ function serve(request: Request, a: Asset, headers: Record<string, string>): Res
   return new Response(a.body, { headers: common })
 }
 
+// Pages, scripts and the demo page's result call belong to the browser, not to the API reference.
+const hide = { detail: { hide: true } }
+
 const html = (body: string) => new Response(body, { headers: HTML_HEADERS })
 
 /** The browser SDK, the demo page and the dashboard: everything a browser loads from the service. */
@@ -32,14 +35,14 @@ export function webModule(services: { db: Db; config: Pick<Config, 'dataDir' | '
 
   return new Elysia({ name: 'web' })
     .use(rateLimitPlugin(services))
-    .get('/sdk/v1.js', file('sdk.js', SDK_HEADERS))
-    .get('/sdk/v1.mjs', file('sdk.mjs', SDK_HEADERS))
-    .get('/sdk/v1.d.ts', file('sdk.d.ts', SDK_HEADERS))
-    .get('/assets/dashboard.js', file('dashboard.js', ASSET_HEADERS))
-    .get('/assets/demo.js', file('demo.js', ASSET_HEADERS))
-    .get('/assets/app.css', file('app.css', ASSET_HEADERS))
-    .get('/dashboard', () => html(dashboardPage()))
-    .get('/demo', async () => html(demoPage((await findDemoOrg(db, config.dataDir))?.publicKey ?? null)))
+    .get('/sdk/v1.js', file('sdk.js', SDK_HEADERS), hide)
+    .get('/sdk/v1.mjs', file('sdk.mjs', SDK_HEADERS), hide)
+    .get('/sdk/v1.d.ts', file('sdk.d.ts', SDK_HEADERS), hide)
+    .get('/assets/dashboard.js', file('dashboard.js', ASSET_HEADERS), hide)
+    .get('/assets/demo.js', file('demo.js', ASSET_HEADERS), hide)
+    .get('/assets/app.css', file('app.css', ASSET_HEADERS), hide)
+    .get('/dashboard', () => html(dashboardPage()), hide)
+    .get('/demo', async () => html(demoPage((await findDemoOrg(db, config.dataDir))?.publicKey ?? null)), hide)
     .get(
       '/demo/result/:session_id',
       async ({ params }) => {
@@ -50,6 +53,6 @@ export function webModule(services: { db: Db; config: Pick<Config, 'dataDir' | '
         if (!result) throw new ApiError('not_found', 'no result for this session yet')
         return result
       },
-      { params: routeSchema(ResultParams), rateLimit: { scope: 'ip', name: 'demo-result' } }
+      { params: routeSchema(ResultParams), rateLimit: { scope: 'ip', name: 'demo-result' }, ...hide }
     )
 }
