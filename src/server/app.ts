@@ -11,14 +11,22 @@ import { mailModule } from './modules/mail'
 import { orgGraphQL, orgModule } from './modules/org'
 import { usageGraphQL, usageModule } from './modules/usage'
 import { webModule } from './modules/web'
+import { idempotencyPlugin } from './plugins/idempotency'
 import { publicCors } from './plugins/public-cors'
 import type { Services } from './services'
 
 /** Composition only: the HTTP pipeline, each module with the services it uses, then the API reference over them all. */
 export function buildApp(services: Services) {
-  const { config, db, log, clock, mailer, limiter, tokens, lifecycle, credentials, rateLimits } = services
+  const { config, db, log, clock, mailer, limiter, tokens, lifecycle, credentials, rateLimits, idempotency } = services
   const app = new Elysia({ name: 'bss' })
-    .use(httpPipeline({ log, config, lifecycle }))
+    .use(
+      httpPipeline({
+        log,
+        config,
+        lifecycle,
+        handlers: [idempotencyPlugin({ store: idempotency, orgOf: (request) => credentials.orgOf(request), config })],
+      })
+    )
     .use(publicCors())
     .use(healthModule({ db, lifecycle }))
     .use(authModule({ db, clock, mailer, log, limiter, tokens, config, rateLimits }))

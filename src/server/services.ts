@@ -1,4 +1,5 @@
 import { findMemberPlan } from './modules/auth'
+import { type IdempotencyStore, idempotencyStore } from './modules/idempotency'
 import { findActiveKey, touchLastUsed } from './modules/keys'
 import { findOrgPlan, planRateLimit } from './modules/org'
 import { databaseRateLimiter } from './modules/ratelimit'
@@ -34,6 +35,8 @@ export type Services = Infra & {
   credentials: Credentials
   /** Rate-limit decisions with the per-instance plan cache (plugins/ratelimit). */
   rateLimits: RateLimits
+  /** Idempotency-Key storage (plugins/idempotency), in the database every instance shares. */
+  idempotency: IdempotencyStore
 }
 
 export function createServices(infra: Infra): Services {
@@ -63,6 +66,7 @@ export function createServices(infra: Infra): Services {
     limiter,
     lifecycle: { draining: false },
     credentials: createCredentials({ store, config: infra.config, tokens: infra.tokens, log: infra.log }),
+    idempotency: idempotencyStore({ db, now: () => infra.clock.now() }),
     rateLimits: createRateLimits({ planRateLimit: (planId) => planRateLimit(db.sql, planId), ...infra, limiter }),
   }
 }

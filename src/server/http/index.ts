@@ -1,4 +1,4 @@
-import type { Elysia } from 'elysia'
+import type { AnyElysia, Elysia } from 'elysia'
 import type { Logger } from '../platform/log'
 import { accessLog } from './access-log'
 import { allowedMethods } from './allowed-methods'
@@ -18,16 +18,18 @@ export function httpPipeline({
   log,
   config,
   lifecycle,
+  handlers = [],
 }: {
   log: Logger
   config: { bodyLimitBytes: number }
   lifecycle: { draining: boolean }
+  /** Plugins that must run after parsing is set up and whose onError must run before the envelope's (idempotency). */
+  handlers?: AnyElysia[]
 }) {
-  return (app: Elysia<any, any, any, any, any, any, any>) =>
-    app
-      .use(requestContext(lifecycle))
-      .use(securityHeaders())
-      .use(bodyParser(config.bodyLimitBytes))
+  return (app: Elysia<any, any, any, any, any, any, any>) => {
+    app.use(requestContext(lifecycle)).use(securityHeaders()).use(bodyParser(config.bodyLimitBytes))
+    for (const handler of handlers) app.use(handler)
+    return app
       .use(
         errorEnvelope(
           log,
@@ -35,4 +37,5 @@ export function httpPipeline({
         )
       )
       .use(accessLog(log))
+  }
 }

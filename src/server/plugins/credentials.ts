@@ -163,6 +163,20 @@ export function createCredentials({
       }
       throw unauthorized()
     },
+    /**
+     * The organization a request's credential names, without deciding whether the route accepts it
+     * (the auth macro does that later): the Idempotency-Key scope. Null when there is none or it is
+     * not valid; such a request is refused before it runs.
+     */
+    async orgOf(request: Request): Promise<string | null> {
+      const header = request.headers.get('x-api-key')?.trim()
+      if (header) {
+        const kind = PUBLIC_RE.test(header) ? 'public' : SECRET_RE.test(header) ? 'secret' : null
+        return kind ? ((await lookupKey(kind, header))?.orgId ?? null) : null
+      }
+      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')
+      return match ? ((await tokens.verify(match[1]!))?.org ?? null) : null
+    },
     /** Drops cached lookups (tests; and after a local revoke, so this instance stops at once). */
     forget() {
       cache.clear()
