@@ -12,7 +12,7 @@ import { bodyMediaTypes } from './body'
  * operationId or responses still appears, so the validator test catches it instead of it vanishing.
  */
 
-type Json = Record<string, any>
+export type Json = Record<string, any>
 
 const CONVERSION: ConversionConfig = {
   target: 'draft-2020-12',
@@ -135,12 +135,12 @@ export const SECURITY_SCHEMES = {
   },
 } as const
 
-/** The `security` of a route, from its `auth` option (the credential plugin's macro): what is really accepted. */
-function securityOf(hooks: { auth?: unknown; parse?: unknown }): Json[] {
-  const accepted = Array.isArray(hooks.auth) ? (hooks.auth as string[]) : []
-  const out: Json[] = []
+/** The `security` of a route that accepts these credentials (the credential plugin's `auth` option). */
+export function securityFor(accepted: readonly string[]): { [scheme: string]: string[] }[] {
+  const out: { [scheme: string]: string[] }[] = []
   if (accepted.includes('public') || accepted.includes('secret')) out.push({ ApiKey: [] })
-  if (accepted.includes('public') && bodyMediaTypes(hooks).includes('text/plain')) out.push({ BeaconKey: [] })
+  // Only routes that take a public key read `?key=` (the sendBeacon path).
+  if (accepted.includes('public')) out.push({ BeaconKey: [] })
   if (accepted.includes('jwt')) out.push({ BearerJWT: [] })
   return out
 }
@@ -203,7 +203,8 @@ export function openApiDocument(routes: readonly Route[], info: DocumentInfo): J
       operation.requestBody = { required: true, content }
     }
     if (detail.responses) operation.responses = detail.responses
-    operation.security = detail.security ?? securityOf(route.hooks)
+    // No security stated: the route takes no credential (the `auth` option states it for the others).
+    operation.security = detail.security ?? []
     paths[path] ??= {}
     paths[path][method] = operation
   }

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { tagOrg } from '../http/context'
+import { securityFor } from '../http/openapi'
 import type { CredentialKind, Credentials } from './credentials'
 
 export type { CredentialKind, Credentials, Principal } from './credentials'
@@ -14,6 +15,8 @@ export type { CredentialKind, Credentials, Principal } from './credentials'
 export function authPlugin(credentials: Credentials) {
   return new Elysia({ name: 'auth-credentials' }).macro({
     auth: (accepted: CredentialKind[]) => ({
+      // The OpenAPI document's security for the route, from what it really accepts.
+      detail: { security: securityFor(accepted) },
       async resolve({ request }) {
         // Only routes that take a public key (ingest) read `?key=`: the sendBeacon path.
         const queryKey = accepted.includes('public') ? (new URL(request.url).searchParams.get('key') ?? undefined) : undefined

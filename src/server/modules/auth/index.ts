@@ -27,7 +27,7 @@ const TokenPair = component('TokenPair', TokenPairSchema, {
   user: { user_id: '4c1d2e3f-0a9b-4c8d-9e7f-6a5b4c3d2e1f', email: 'ada@example.com', name: 'Ada' },
   organization: { org_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', name: 'Acme', plan_id: 'free', role: 'owner' },
 })
-const noStore = { 'Cache-Control': { description: '`no-store`: tokens must not be cached.', schema: { type: 'string' } } }
+const NO_STORE_HEADER = { 'Cache-Control': { description: '`no-store`: tokens must not be cached.', schema: { type: 'string' } } }
 const doc = (operationId: string, summary: string, description: string, responses: ReturnType<typeof errors>) => ({
   detail: { operationId, summary, description, tags: ['Auth'], responses },
 })
@@ -66,7 +66,7 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
       {
         body: routeSchema(VerifyOtpBody),
         ...doc('verifyOtp', 'Verify the mailed code', 'Exchanges the challenge and its code for an access token and a refresh token.', {
-          200: ok('Signed in.', TokenPair, noStore),
+          200: ok('Signed in.', TokenPair, NO_STORE_HEADER),
           ...errors(400, 401, 413, 415, 429, 503),
         }),
       }
@@ -84,7 +84,7 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
           'refreshTokens',
           'Refresh the tokens',
           'Returns a new pair; the presented refresh token is dead. Presenting an already-rotated token revokes its whole family.',
-          { 200: ok('A new pair.', TokenPair, noStore), ...errors(400, 401, 413, 415, 429, 503) }
+          { 200: ok('A new pair.', TokenPair, NO_STORE_HEADER), ...errors(400, 401, 413, 415, 429, 503) }
         ),
       }
     )

@@ -1,6 +1,6 @@
 import type { DocumentDecoration } from 'elysia/types'
 import * as v from 'valibot'
-import { component } from '../../http/openapi'
+import { component, type Json } from '../../http/openapi'
 import { GRAPHQL_CODES } from './errors'
 
 // POST /graphql in the OpenAPI document: the request and answer envelopes; the types are in the SDL.
@@ -32,7 +32,7 @@ const GraphQLResponse = component(
   { data: { getPlanUsage: { planId: 'free', sessionsUsed: 412, sessionsLimit: 1000, percentUsed: 41.2 } } }
 )
 
-const answer = (description: string, example: unknown, headers?: Record<string, unknown>) => ({
+const answer = (description: string, example: unknown, headers?: Json): { description: string } & Json => ({
   description,
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: GraphQLResponse, example } },
