@@ -75,27 +75,34 @@ try {
   }
   const features = JSON.stringify(Array.from({ length: 34 }, (_, i) => (i % 5) / 10))
 
+  const send = async (sessionId: string, b: number, shift: number) => {
+    const events = stream
+      .slice(b * PER_BATCH, (b + 1) * PER_BATCH)
+      .map((e) => (e.x === undefined ? e : { ...e, x: e.x + shift, y: (e.y ?? 0) + shift }))
+    const body = `{"session_id":"${sessionId}","sdk_type":"web","captured_at":"${new Date().toISOString()}","signals":${JSON.stringify(events)},"features":${features}}`
+    const t0 = performance.now()
+    const res = await fetch(`http://127.0.0.1:${port}/v1/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body,
+    })
+    await res.arrayBuffer()
+    if (res.status >= 300) throw new Error(`batch ${b + 1}: ${res.status}`)
+    return performance.now() - t0
+  }
+  // Warm-up (not measured): 20 short sessions, so batch 1 is not the JIT's first request.
+  for (let w = 0; w < 20; w++) {
+    const sessionId = crypto.randomUUID()
+    for (let b = 0; b < 3; b++) await send(sessionId, b, 1000 + w)
+  }
+
   // latency[b] = the latencies of batch b + 1 over all sessions
   const latency: number[][] = Array.from({ length: depth }, () => [])
   const cpuBefore = cpuSeconds(service.pid)
   const wallStart = performance.now()
   for (let s = 0; s < sessions; s++) {
     const sessionId = crypto.randomUUID()
-    for (let b = 0; b < depth; b++) {
-      const events = stream
-        .slice(b * PER_BATCH, (b + 1) * PER_BATCH)
-        .map((e) => (e.x === undefined ? e : { ...e, x: e.x + s, y: (e.y ?? 0) + s }))
-      const body = `{"session_id":"${sessionId}","sdk_type":"web","captured_at":"${new Date().toISOString()}","signals":${JSON.stringify(events)},"features":${features}}`
-      const t0 = performance.now()
-      const res = await fetch(`http://127.0.0.1:${port}/v1/ingest`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body,
-      })
-      await res.arrayBuffer()
-      latency[b]!.push(performance.now() - t0)
-      if (res.status >= 300) throw new Error(`batch ${b + 1} of session ${s + 1}: ${res.status}`)
-    }
+    for (let b = 0; b < depth; b++) latency[b]!.push(await send(sessionId, b, s))
   }
   const cpu = cpuSeconds(service.pid) - cpuBefore
   const wall = (performance.now() - wallStart) / 1000
