@@ -53,6 +53,7 @@ export function createServices(infra: Infra): Services {
         keyPairId: key.key_pair_id,
         secretHash: key.secret_hash,
         allowedOrigins: key.allowed_origins,
+        ...(key.valid_until ? { validUntil: key.valid_until.getTime() } : {}),
       }
     },
     findMember: (orgId, userId) => findMemberPlan(db.sql, orgId, userId),

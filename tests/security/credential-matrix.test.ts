@@ -77,7 +77,11 @@ const GRAPHQL: Record<string, { query: string; keyPair?: true }> = {
   listSupportTickets: { query: '{ listSupportTickets { ticketId } }' },
   createApiKey: { query: 'mutation { createApiKey(name: "matrix", sdkType: WEB) { keyPairId } }' },
   revokeApiKey: { query: 'mutation($id: ID!) { revokeApiKey(keyPairId: $id) { keyPairId } }', keyPair: true },
-  rotateApiKey: { query: 'mutation($id: ID!) { rotateApiKey(keyPairId: $id) { keyPairId } }', keyPair: true },
+  rotateApiKey: { query: 'mutation($id: ID!) { rotateApiKey(keyPairId: $id, gracePeriodSeconds: 60) { keyPairId } }', keyPair: true },
+  updateApiKeyOrigins: {
+    query: 'mutation($id: ID!) { updateApiKeyOrigins(keyPairId: $id, allowedOrigins: []) { keyPairId } }',
+    keyPair: true,
+  },
 }
 
 const GRAPHQL_ROWS: MatrixCase[] = Object.entries(GRAPHQL).map(([operation, { query, keyPair }]) => ({

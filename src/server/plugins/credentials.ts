@@ -17,7 +17,15 @@ export type Principal = {
 }
 
 /** An active key pair found by its public key or its secret's hash (keys module), with its organization's plan. */
-export type KeyRecord = { orgId: string; planId: string; keyPairId: string; secretHash: string | null; allowedOrigins: string[] }
+export type KeyRecord = {
+  orgId: string
+  planId: string
+  keyPairId: string
+  secretHash: string | null
+  allowedOrigins: string[]
+  /** A rotated-out secret in its grace period stops at this time (ms since the epoch). */
+  validUntil?: number
+}
 
 /**
  * Where credentials are looked up. The owners of the tables implement it (keys, auth, org; wired in
@@ -81,14 +89,18 @@ export function createCredentials({
     const cacheKey = `${kind}:${digest}`
     const now = Date.now()
     const hit = cache.get(cacheKey)
-    if (hit && hit.expires > now) return hit.record
+    if (hit && hit.expires > now) return hit.record?.validUntil !== undefined && hit.record.validUntil <= now ? null : hit.record
     const found = await store.findKey(kind, kind === 'public' ? presented : digest)
     // The index found the row by hash; compare again in constant time so equality never short-circuits.
     const record = found && (kind === 'public' || timingSafeEqualString(found.secretHash ?? '', digest)) ? found : null
     if (config.keyCacheTtlMs > 0) {
       if (cache.size >= MAX_CACHE_ENTRIES) cache.clear()
       // Unknown keys are cached only briefly so a freshly created key works at once on every instance.
-      cache.set(cacheKey, { record, expires: now + (record ? config.keyCacheTtlMs : Math.min(1000, config.keyCacheTtlMs)) })
+      // An old secret in its grace period is never cached past the end of that period.
+      const ttl = record
+        ? Math.min(config.keyCacheTtlMs, (record.validUntil ?? Number.POSITIVE_INFINITY) - now)
+        : Math.min(1000, config.keyCacheTtlMs)
+      cache.set(cacheKey, { record, expires: now + ttl })
     }
     return record
   }

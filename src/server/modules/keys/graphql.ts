@@ -3,8 +3,8 @@ import type { Db } from '../../platform/db'
 import { ApiError, issuesToDetails } from '../../platform/errors'
 import type { Credentials } from '../../plugins/auth'
 import { chargeListItems, type GraphQLContext, type GraphQLPart, requireRole } from '../graphql'
-import { CreateKeyInput, KeyPairIdInput, ListKeysInput } from './model'
-import { createKeyPair, type KeyPairRow, listKeyPairs, revokeKeyPair, rotateKeyPair } from './service'
+import { CreateKeyInput, KeyPairIdInput, ListKeysInput, RotateKeyInput, UpdateOriginsInput } from './model'
+import { createKeyPair, type KeyPairRow, listKeyPairs, revokeKeyPair, rotateKeyPair, updateKeyPairOrigins } from './service'
 
 const MANAGERS = ['owner', 'admin'] as const
 
@@ -21,6 +21,8 @@ const typeDefs = /* GraphQL */ `
     lastUsedAt: String
     revokedAt: String
     allowedOrigins: [String!]!
+    "Set while the secret replaced by rotateApiKey still works (its grace period); it stops then."
+    previousSecretExpiresAt: String
   }
   type Query {
     "Oldest first. first: 1–100; after: the last keyPairId of the previous page."
@@ -29,7 +31,10 @@ const typeDefs = /* GraphQL */ `
   type Mutation {
     createApiKey(name: String!, sdkType: SdkType!, allowedOrigins: [String!]): ApiKeyPair!
     revokeApiKey(keyPairId: ID!): ApiKeyPair!
-    rotateApiKey(keyPairId: ID!): ApiKeyPair!
+    "A new secret; the old one keeps working for gracePeriodSeconds (0 … 604800), then stops."
+    rotateApiKey(keyPairId: ID!, gracePeriodSeconds: Int = 0): ApiKeyPair!
+    "Replaces the public key's origin allow-list (same rules as createApiKey; [] allows any origin)."
+    updateApiKeyOrigins(keyPairId: ID!, allowedOrigins: [String!]!): ApiKeyPair!
   }
 `
 
@@ -43,6 +48,7 @@ type ApiKeyPair = {
   lastUsedAt: string | null
   revokedAt: string | null
   allowedOrigins: string[]
+  previousSecretExpiresAt: string | null
 }
 
 function toApiKeyPair(row: KeyPairRow, secretKey: string | null = null): ApiKeyPair {
@@ -56,6 +62,11 @@ function toApiKeyPair(row: KeyPairRow, secretKey: string | null = null): ApiKeyP
     lastUsedAt: row.last_used_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
     allowedOrigins: row.allowed_origins,
+    // Past its end the old secret is refused (findActiveKey), so it is not reported either.
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now()
+        ? row.previous_secret_expires_at.toISOString()
+        : null,
   }
 }
 
@@ -102,8 +113,10 @@ export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credenti
         },
         rotateApiKey: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
           requireRole(context, MANAGERS)
-          const { keyPairId } = parse(KeyPairIdInput, args)
-          const result = await db.tenant(context.principal.orgId, (tx) => rotateKeyPair(tx, context.principal.orgId, keyPairId))
+          const { keyPairId, gracePeriodSeconds } = parse(RotateKeyInput, args)
+          const result = await db.tenant(context.principal.orgId, (tx) =>
+            rotateKeyPair(tx, context.principal.orgId, keyPairId, gracePeriodSeconds)
+          )
           if (result.status !== 'rotated') {
             if (result.status === 'not_found') throw keyPairNotFound()
             throw new ApiError('validation_failed', 'a revoked key pair cannot be rotated: create a new one', [
@@ -112,6 +125,22 @@ export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credenti
           }
           credentials.forget()
           return toApiKeyPair(result.keyPair, result.secretKey)
+        },
+        updateApiKeyOrigins: async (_parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
+          requireRole(context, MANAGERS)
+          const { keyPairId, allowedOrigins } = parse(UpdateOriginsInput, args)
+          const result = await db.tenant(context.principal.orgId, (tx) =>
+            updateKeyPairOrigins(tx, context.principal.orgId, keyPairId, allowedOrigins)
+          )
+          if (result.status !== 'updated') {
+            if (result.status === 'not_found') throw keyPairNotFound()
+            throw new ApiError('validation_failed', 'a revoked key pair cannot be changed', [
+              { path: 'keyPairId', message: 'key pair is revoked' },
+            ])
+          }
+          // The new list applies on this instance now, on the others within KEY_CACHE_TTL_MS.
+          credentials.forget()
+          return toApiKeyPair(result.keyPair)
         },
       },
     },

@@ -11,5 +11,6 @@ export {
   revokeKeyPair,
   rotateKeyPair,
   touchLastUsed,
+  updateKeyPairOrigins,
   type KeyPairRow,
 } from './service'

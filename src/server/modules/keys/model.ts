@@ -26,6 +26,12 @@ const Origin = v.pipe(
   v.transform((s) => normaliseOrigin(s)!)
 )
 
+const AllowedOrigins = v.pipe(
+  v.array(Origin),
+  v.maxLength(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`),
+  v.transform((list) => [...new Set(list)])
+)
+
 export const CreateKeyInput = v.object({
   name: v.pipe(
     v.string(),
@@ -45,7 +51,26 @@ export const CreateKeyInput = v.object({
 })
 export type CreateKeyInput = v.InferOutput<typeof CreateKeyInput>
 
-export const KeyPairIdInput = v.object({ keyPairId: v.pipe(v.string(), v.uuid('must be a UUID')) })
+const KeyPairId = v.pipe(v.string(), v.uuid('must be a UUID'))
+export const KeyPairIdInput = v.object({ keyPairId: KeyPairId })
+
+/** The contract's bound on a rotation's grace period: 7 days. */
+export const MAX_GRACE_SECONDS = 604_800
+
+/** rotateApiKey(keyPairId, gracePeriodSeconds = 0); an explicit null means the default. */
+export const RotateKeyInput = v.object({
+  keyPairId: KeyPairId,
+  gracePeriodSeconds: v.pipe(
+    v.optional(v.nullable(v.number()), 0),
+    v.transform((n) => n ?? 0),
+    v.integer('must be a whole number of seconds'),
+    v.minValue(0, 'must be at least 0'),
+    v.maxValue(MAX_GRACE_SECONDS, `must be at most ${MAX_GRACE_SECONDS} (7 days)`)
+  ),
+})
+
+/** updateApiKeyOrigins(keyPairId, allowedOrigins): the same origin rules as createApiKey; [] allows any origin. */
+export const UpdateOriginsInput = v.object({ keyPairId: KeyPairId, allowedOrigins: AllowedOrigins })
 
 export const MAX_PAGE = 100
 

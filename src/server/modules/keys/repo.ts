@@ -15,9 +15,22 @@ export type KeyPairRow = {
   created_at: Date
   last_used_at: Date | null
   revoked_at: Date | null
+  /** Until when the secret replaced by the last rotation still works (null: no grace period). */
+  previous_secret_expires_at: Date | null
 }
 
-const COLUMNS = ['org_id', 'key_pair_id', 'name', 'sdk_type', 'public_key', 'allowed_origins', 'created_at', 'last_used_at', 'revoked_at']
+const COLUMNS = [
+  'org_id',
+  'key_pair_id',
+  'name',
+  'sdk_type',
+  'public_key',
+  'allowed_origins',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+  'previous_secret_expires_at',
+]
 
 /** Serialises key creation per organization (pg_advisory_xact_lock's first key: this table's lock space). */
 const CREATE_LOCK = 727274102
@@ -79,26 +92,63 @@ export async function revokeKeyPair(sql: Q, orgId: string, keyPairId: string): P
   return row ?? null
 }
 
-export async function replaceSecret(sql: Q, orgId: string, keyPairId: string, secretHash: string): Promise<KeyPairRow | null> {
+/**
+ * Replaces the secret. With a grace period the old hash moves to previous_secret_hash and keeps
+ * working until now() + graceSeconds (the database's clock, the one lookups compare against);
+ * without one, or on a later rotation, the older secret is dropped at once.
+ */
+export async function replaceSecret(
+  sql: Q,
+  orgId: string,
+  keyPairId: string,
+  secretHash: string,
+  graceSeconds: number
+): Promise<KeyPairRow | null> {
   const [row]: [KeyPairRow?] = await sql`
-    update api_key_pairs set secret_hash = ${secretHash}, rotated_at = now()
+    update api_key_pairs set
+      previous_secret_hash = case when ${graceSeconds}::int > 0 then secret_hash end,
+      previous_secret_expires_at = case when ${graceSeconds}::int > 0 then now() + ${graceSeconds}::int * interval '1 second' end,
+      secret_hash = ${secretHash},
+      rotated_at = now()
     where org_id = ${orgId} and key_pair_id = ${keyPairId} and revoked_at is null
     returning ${sql(COLUMNS)}`
   return row ?? null
 }
 
-export type ActiveKey = { org_id: string; key_pair_id: string; allowed_origins: string[]; secret_hash: string | null }
+export async function updateAllowedOrigins(sql: Q, orgId: string, keyPairId: string, origins: string[]): Promise<KeyPairRow | null> {
+  const [row]: [KeyPairRow?] = await sql`
+    update api_key_pairs set allowed_origins = ${sql.array(origins)}
+    where org_id = ${orgId} and key_pair_id = ${keyPairId} and revoked_at is null
+    returning ${sql(COLUMNS)}`
+  return row ?? null
+}
 
-/** Credential lookups arrive without an organization: by the public key, or by the secret's SHA-256. */
+export type ActiveKey = {
+  org_id: string
+  key_pair_id: string
+  allowed_origins: string[]
+  secret_hash: string | null
+  /** Set when the secret matched is a rotated-out one in its grace period: it stops then. */
+  valid_until: Date | null
+}
+
+/**
+ * Credential lookups arrive without an organization: by the public key, or by the secret's SHA-256,
+ * which may be the current secret or, until its grace period ends, the one it replaced.
+ */
 export async function findActiveKey(sql: Q, kind: 'public' | 'secret', value: string): Promise<ActiveKey | null> {
   const rows =
     kind === 'public'
       ? await sql<ActiveKey[]>`
-          select org_id, key_pair_id, allowed_origins, null as secret_hash
+          select org_id, key_pair_id, allowed_origins, null as secret_hash, null as valid_until
           from api_key_pairs where public_key = ${value} and revoked_at is null`
       : await sql<ActiveKey[]>`
-          select org_id, key_pair_id, allowed_origins, secret_hash
-          from api_key_pairs where secret_hash = ${value} and revoked_at is null`
+          select org_id, key_pair_id, allowed_origins, secret_hash, null as valid_until
+          from api_key_pairs where secret_hash = ${value} and revoked_at is null
+          union all
+          select org_id, key_pair_id, allowed_origins, previous_secret_hash, previous_secret_expires_at
+          from api_key_pairs
+          where previous_secret_hash = ${value} and previous_secret_expires_at > now() and revoked_at is null`
   return rows[0] ?? null
 }
 

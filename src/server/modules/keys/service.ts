@@ -77,11 +77,26 @@ export const revokeKeyPair = repo.revokeKeyPair
 
 export type RotateResult = { status: 'rotated'; keyPair: KeyPairRow; secretKey: string } | { status: 'revoked' | 'not_found' }
 
-/** Replaces the secret (same pair, same public key); the old secret's hash is gone, so it stops at once. */
-export async function rotateKeyPair(sql: Sql | Tx, orgId: string, keyPairId: string): Promise<RotateResult> {
+/**
+ * Replaces the secret (same pair, same public key). The old secret keeps working for
+ * `graceSeconds` (0 … MAX_GRACE_SECONDS), then stops; with 0 it stops at once.
+ */
+export async function rotateKeyPair(sql: Sql | Tx, orgId: string, keyPairId: string, graceSeconds = 0): Promise<RotateResult> {
   const secretKey = newSecretKey()
-  const row = await repo.replaceSecret(sql, orgId, keyPairId, sha256Hex(secretKey))
+  const row = await repo.replaceSecret(sql, orgId, keyPairId, sha256Hex(secretKey), graceSeconds)
   if (row) return { status: 'rotated', keyPair: row, secretKey }
+  return { status: (await repo.findKeyPair(sql, orgId, keyPairId)) ? 'revoked' : 'not_found' }
+}
+
+/** Replaces the public key's origin allow-list (validated by the caller, as on creation). */
+export async function updateKeyPairOrigins(
+  sql: Sql | Tx,
+  orgId: string,
+  keyPairId: string,
+  origins: string[]
+): Promise<{ status: 'updated'; keyPair: KeyPairRow } | { status: 'revoked' | 'not_found' }> {
+  const row = await repo.updateAllowedOrigins(sql, orgId, keyPairId, origins)
+  if (row) return { status: 'updated', keyPair: row }
   return { status: (await repo.findKeyPair(sql, orgId, keyPairId)) ? 'revoked' : 'not_found' }
 }
 
