@@ -8,9 +8,10 @@ import { createAccessTokens } from './platform/access-token'
 import { systemClock } from './platform/clock'
 import { type Config, ConfigError, loadConfig } from './platform/config'
 import { FEATURE_COUNT } from './platform/contract'
-import { openDb } from './platform/db'
+import { DataDirLockedError, type Db, openDb } from './platform/db'
 import { migrate } from './platform/db/migrate'
-import { createLogger } from './platform/log'
+import { isDatabaseUnavailable } from './platform/errors'
+import { createLogger, type Logger } from './platform/log'
 import { smtpMailer } from './platform/mailer'
 import { MemoryRateLimiter, type RateLimiter } from './platform/ratelimit'
 import { createServices } from './services'
@@ -32,14 +33,7 @@ async function main() {
     throw error
   }
   const log = createLogger(config.logLevel)
-  const db = await openDb({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolMax: config.dbPoolMax,
-    timeoutMs: config.dbTimeoutMs,
-    log,
-  })
-  await migrate(db, log)
+  const db = await openDatabase(config, log)
   await syncPlans(db.sql)
 
   let limiter: RateLimiter = new MemoryRateLimiter()
@@ -90,6 +84,55 @@ async function main() {
   if (db.kind === 'pglite' && config.env !== 'production') {
     const demo = await provisionDemo(db.sql, config.dataDir)
     if (demo) printDemo(url, demo)
+  }
+}
+
+/** Exit codes (sysexits.h), listed in the README: a supervisor can tell "retry later" from "fix the config". */
+const EXIT = { unavailable: 69, dataDirLocked: 73, config: 78 } as const
+
+// Errors of the connection itself (not of a statement): the database does not exist, or refuses us.
+const CONNECT_REFUSED = new Set(['3D000', '28P01', '28000'])
+
+/** Host, port and database of DATABASE_URL, without the password, for the log. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`
+  } catch {
+    return 'DATABASE_URL'
+  }
+}
+
+/**
+ * Opens the database and applies the migrations. A database that cannot be reached, and a DATA_DIR
+ * another instance holds, end the process with one log line and their own exit code, not a stack.
+ */
+async function openDatabase(config: Config, log: Logger): Promise<Db> {
+  let db: Db | undefined
+  try {
+    db = await openDb({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolMax: config.dbPoolMax,
+      timeoutMs: config.dbTimeoutMs,
+      log,
+    })
+    await migrate(db, log)
+    return db
+  } catch (error) {
+    const e = error as { message?: string; code?: string }
+    const where = config.databaseUrl ? describeUrl(config.databaseUrl) : `PGlite in ${config.dataDir}`
+    if (error instanceof DataDirLockedError) {
+      log.error('DATA_DIR is locked by another instance', { error: e.message })
+      process.exit(EXIT.dataDirLocked)
+    }
+    if (isDatabaseUnavailable(error) || CONNECT_REFUSED.has(e.code ?? '')) {
+      log.error('database unreachable, not starting', { database: where, error: `${e.code ?? ''} ${e.message ?? error}`.trim() })
+      process.exit(EXIT.unavailable)
+    }
+    log.error('database start-up failed', { database: where, error: String(e.message ?? error) })
+    await db?.close().catch(() => {})
+    process.exit(1)
   }
 }
 

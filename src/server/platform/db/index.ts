@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Logger } from '../log'
+import { lockDataDir } from './data-dir-lock'
+
+export { DataDirLockedError } from './data-dir-lock'
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own spelling of "no custom types"
 export type Sql = postgres.Sql<{}>
@@ -56,7 +59,15 @@ async function openPglite(dataDir: string, timeoutMs: number, log?: Logger): Pro
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
   const inMemory = dataDir === 'memory://'
   if (!inMemory) mkdirSync(resolve(dataDir), { recursive: true })
-  const pg = inMemory ? await PGlite.create() : await PGlite.create(resolve(dataDir))
+  // Before PGlite touches the folder: a second process on it would silently diverge (issue 16).
+  const unlock = inMemory ? () => {} : lockDataDir(resolve(dataDir))
+  let pg: Awaited<ReturnType<typeof PGlite.create>>
+  try {
+    pg = inMemory ? await PGlite.create() : await PGlite.create(resolve(dataDir))
+  } catch (error) {
+    unlock()
+    throw error
+  }
   // PGlite speaks the wire protocol through a private unix socket, so the same postgres.js
   // code (and SQL) runs on the embedded database and on a real server.
   const socketDir = mkdtempSync(join(tmpdir(), 'bss-pglite-'))
@@ -76,6 +87,7 @@ async function openPglite(dataDir: string, timeoutMs: number, log?: Logger): Pro
     await server.stop()
     await pg.close()
     rmSync(socketDir, { recursive: true, force: true })
+    unlock()
   })
 }
 
