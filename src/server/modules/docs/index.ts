@@ -52,6 +52,7 @@ const PAGE = `<!doctype html>
 </head>
 <body>
 <div id="api-reference"><noscript>The reference needs JavaScript; the OpenAPI document itself is at <a href="/docs/json">/docs/json</a>.</noscript></div>
+<script src="/docs/assets/storage.js"></script>
 <script src="/docs/assets/api-reference.js"></script>
 <script src="/docs/assets/init.js"></script>
 </body>
@@ -66,7 +67,34 @@ const INIT = `Scalar.createApiReference('#api-reference', {
   telemetry: false,
   hideClientButton: true,
   documentDownloadType: 'json',
+  // The vendor's hosted extras (AI agent, MCP generator, developer toolbar) call its services: off.
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: 'never',
 })
+`
+
+/**
+ * The sandbox gives the page an opaque origin, where reading localStorage or sessionStorage throws; the
+ * renderer keeps UI state there. It gets storage that lives as long as the page, so nothing it stores
+ * survives, and it never sees the origin's real storage.
+ */
+const STORAGE = `(() => {
+  const memory = () => {
+    const items = new Map()
+    return {
+      get length() { return items.size },
+      key: (i) => [...items.keys()][i] ?? null,
+      getItem: (k) => (items.has(String(k)) ? items.get(String(k)) : null),
+      setItem: (k, v) => { items.set(String(k), String(v)) },
+      removeItem: (k) => { items.delete(String(k)) },
+      clear: () => items.clear(),
+    }
+  }
+  for (const name of ['localStorage', 'sessionStorage']) {
+    try { window[name] } catch { Object.defineProperty(window, name, { value: memory(), configurable: true }) }
+  }
+})()
 `
 
 type Asset = { body: string; etag: string }
@@ -81,6 +109,7 @@ function rendererBundle(): Asset {
   return renderer
 }
 const init = asset(INIT)
+const storage = asset(STORAGE)
 
 function serveScript(request: Request, a: Asset): Response {
   const headers = {
@@ -138,5 +167,6 @@ export function docsModule(info: DocumentInfo = DOCS_INFO) {
       )
       .get('/docs/assets/api-reference.js', ({ request }) => serveScript(request, rendererBundle()), hide)
       .get('/docs/assets/init.js', ({ request }) => serveScript(request, init), hide)
+      .get('/docs/assets/storage.js', ({ request }) => serveScript(request, storage), hide)
   }
 }
