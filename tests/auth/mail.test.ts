@@ -26,8 +26,8 @@ describe('GET /dev/mail', () => {
     expect(res.status).toBe(200)
     expect(res.body.messages.map((m: any) => m.subject)).toEqual(['second', 'first'])
     const [m] = res.body.messages
-    expect(Object.keys(m).sort()).toEqual(['created_at', 'subject', 'text', 'to'])
-    expect(m).toMatchObject({ to, subject: 'second', text: 'two' })
+    expect(Object.keys(m).sort()).toEqual(['code', 'created_at', 'subject', 'text', 'to'])
+    expect(m).toMatchObject({ to, subject: 'second', text: 'two', code: null })
     expect(m.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
@@ -52,6 +52,9 @@ describe('GET /dev/mail', () => {
     const res = await h.json('GET', `/dev/mail?to=${email}`)
     expect(res.body.messages).toHaveLength(1)
     expect(res.body.messages[0].text).toMatch(/\b\d{6}\b/)
+    // The code also as a field, the one in the text (README: read it with one line of jq).
+    expect(res.body.messages[0].code).toMatch(/^\d{6}$/)
+    expect(res.body.messages[0].text).toContain(res.body.messages[0].code)
   })
 })
 

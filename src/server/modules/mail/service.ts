@@ -18,8 +18,17 @@ export function outboxMailer(sql: Sql, log: Logger): Mailer {
   }
 }
 
+const CODE_IN_TEXT = /verification code is (\d{6})\b/
+
 /** The newest messages sent to one address through the development outbox. */
 export async function listOutbox(sql: Sql, to: string): Promise<OutboxMessage[]> {
   const rows = await repo.listOutbox(sql, to, OUTBOX_PAGE)
-  return rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.body, created_at: r.created_at.toISOString() }))
+  return rows.map((r) => ({
+    to: r.to_address,
+    subject: r.subject,
+    text: r.body,
+    // The one-time code as a field of its own, so a script reads it without parsing the text (README).
+    code: CODE_IN_TEXT.exec(r.body)?.[1] ?? null,
+    created_at: r.created_at.toISOString(),
+  }))
 }
