@@ -63,7 +63,8 @@ describe('API reference', () => {
     expect(spec.body.info.version).toBe('1.0.0')
     expect(Object.keys(spec.body.paths)).toContain('/health')
     const ingest = spec.body.paths['/v1/ingest'].post.requestBody.content
-    expect(Object.keys(ingest['application/json'].schema.properties)).toEqual([
+    expect(ingest['application/json'].schema).toEqual({ $ref: '#/components/schemas/IngestBatch' })
+    expect(Object.keys(spec.body.components.schemas.IngestBatch.properties)).toEqual([
       'session_id',
       'sdk_type',
       'captured_at',

@@ -100,6 +100,10 @@ const PUBLIC_ROUTES = new Set([
   'GET /ready',
   'GET /docs',
   'GET /docs/json',
+  'GET /docs/assets/api-reference.js', // the reference page's renderer, served from node_modules
+  'GET /docs/assets/init.js',
+  'GET /docs/assets/storage.js',
+  'GET /graphql/schema.graphql', // the SDL: the same types the public contract lists
   'POST /auth/register',
   'POST /auth/login',
   'POST /auth/verify-otp',
