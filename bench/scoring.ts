@@ -49,10 +49,19 @@ function time(label: string, run: (s: Signal[], f: number[]) => unknown, session
 const sessions = Array.from({ length: SESSIONS }, (_, i) => sessionOf(SIGNALS, i % 2 ? i * 20 + 1 : i))
 const features = sessions.map((s) => extractFeatures(s))
 
-console.log(`${SESSIONS} sessions × ${SIGNALS} signals, ${ROUNDS} rounds, Bun ${Bun.version}; µs per session; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`)
+console.log(
+  `${SESSIONS} sessions × ${SIGNALS} signals, ${ROUNDS} rounds, Bun ${Bun.version}; µs per session; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n`
+)
 console.log('| step | p50 | p99 | mean |\n|---|---:|---:|---:|')
-time('sessionFeatures (the model\'s features)', (s) => sessionFeatures(s), sessions, features)
-time('sessionFeatures + inference (all modalities, reasons)', (s, f) => sessionEvidenceOf(model, sessionFeatures(s), f), sessions, features)
+time("sessionFeatures (the model's features)", (s) => sessionFeatures(s), sessions, features)
+time('sessionFeatures + inference (all modalities, reasons)', (s) => sessionEvidenceOf(model, sessionFeatures(s)), sessions, features)
 time('extractFeatures (34-number vector, for the SDK check)', (s) => extractFeatures(s), sessions, features)
-time('scoreSession (everything: both feature sets, checks, verdict)', (s, f) => scoreSession({ signals: s, clientFeatures: f }), sessions, features)
+time(
+  'scoreSession (everything: both feature sets, checks, verdict)',
+  (s, f) => scoreSession({ signals: s, clientFeatures: f }),
+  sessions,
+  features
+)
 time('trajectoryFingerprint', (s) => trajectoryFingerprint(s), sessions, features)

@@ -6,7 +6,16 @@ import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 
 export type Capture = 'as_recorded' | 'stripped' | 'integer_ms' | 'timer_16.7' | 'timer_100' | 'rate_60' | 'rate_120' | 'rate_240'
-export const CAPTURES: readonly Capture[] = ['as_recorded', 'stripped', 'integer_ms', 'timer_16.7', 'timer_100', 'rate_60', 'rate_120', 'rate_240']
+export const CAPTURES: readonly Capture[] = [
+  'as_recorded',
+  'stripped',
+  'integer_ms',
+  'timer_16.7',
+  'timer_100',
+  'rate_60',
+  'rate_120',
+  'rate_240',
+]
 
 /** without the fields many loggers and Safari do not give: n, ox/oy, sc, tr */
 export function stripOptional(signals: readonly Signal[]): Signal[] {
@@ -48,7 +57,12 @@ export function resampleRate(signals: readonly Signal[], hz: number): Signal[] {
       const u = c.t > b.t ? Math.min(1, Math.max(0, (at - b.t) / (c.t - b.t))) : 0
       const cr = (p0: number, p1: number, p2: number, p3: number) =>
         0.5 * (2 * p1 + (-p0 + p2) * u + (2 * p0 - 5 * p1 + 4 * p2 - p3) * u * u + (-p0 + 3 * p1 - 3 * p2 + p3) * u * u * u)
-      out.push({ ...b, t: Math.round(at * 10) / 10, x: Math.round(cr(a.x!, b.x!, c.x!, d.x!) * 10) / 10, y: Math.round(cr(a.y!, b.y!, c.y!, d.y!) * 10) / 10 })
+      out.push({
+        ...b,
+        t: Math.round(at * 10) / 10,
+        x: Math.round(cr(a.x!, b.x!, c.x!, d.x!) * 10) / 10,
+        y: Math.round(cr(a.y!, b.y!, c.y!, d.y!) * 10) / 10,
+      })
     }
     run = []
   }

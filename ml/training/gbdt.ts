@@ -63,7 +63,12 @@ const score = (g: number, h: number, lambda: number) => (g * g) / (h + lambda)
 export function fitGbdt(x: readonly (readonly number[])[], y: readonly number[], p: GbdtParams, weights?: readonly number[]): FittedGbdt {
   const n = x.length
   const d = x[0].length
-  const thr = Array.from({ length: d }, (_, f) => thresholds(x.map((r) => r[f]), p.bins))
+  const thr = Array.from({ length: d }, (_, f) =>
+    thresholds(
+      x.map((r) => r[f]),
+      p.bins
+    )
+  )
   const bins = thr.map((t, f) => Uint16Array.from(x, (r) => binOf(r[f], t)))
   const w = weights ?? new Array<number>(n).fill(1)
   let positives = 0

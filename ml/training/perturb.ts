@@ -102,7 +102,10 @@ function perturbStroke(rng: Rng, kind: Perturbation, t: number[], pts: P[]): { t
       const c2 = { x: a.x + dx * 0.7 - dy * bend(), y: a.y + dy * 0.7 + dx * bend() }
       const at = (u: number): P => {
         const v = 1 - u
-        return { x: v * v * v * a.x + 3 * v * v * u * c1.x + 3 * v * u * u * c2.x + u * u * u * b.x, y: v * v * v * a.y + 3 * v * v * u * c1.y + 3 * v * u * u * c2.y + u * u * u * b.y }
+        return {
+          x: v * v * v * a.x + 3 * v * v * u * c1.x + 3 * v * u * u * c2.x + u * u * u * b.x,
+          y: v * v * v * a.y + 3 * v * v * u * c1.y + 3 * v * u * u * c2.y + u * u * u * b.y,
+        }
       }
       return { t, pts: cum.map((c) => at(total > 0 ? c / total : 0)) }
     }
@@ -121,7 +124,7 @@ export function perturbSession(rng: Rng, signals: readonly Signal[], kind: Pertu
     const k = signals[run[0]].k
     replaced.set(
       run[0],
-      p.t.map((ti, j) => ({ t: ti, k, x: Math.round(p.pts[j].x), y: Math.round(p.pts[j].y) })),
+      p.t.map((ti, j) => ({ t: ti, k, x: Math.round(p.pts[j].x), y: Math.round(p.pts[j].y) }))
     )
     for (const i of run.slice(1)) replaced.set(i, [])
   }

@@ -38,10 +38,15 @@ export function sessionFor(seed: number, family: Family, i: number): Signal[] {
   return family === 'human' ? humanSession(rng) : BOT_FAMILIES[family](rng)
 }
 
-export function buildDataset(seed: number, size: { humans: number; botsPerFamily: number }, families: readonly BotFamily[] = BOT_FAMILY_NAMES): Sample[] {
+export function buildDataset(
+  seed: number,
+  size: { humans: number; botsPerFamily: number },
+  families: readonly BotFamily[] = BOT_FAMILY_NAMES
+): Sample[] {
   const samples: Sample[] = []
   const add = (family: Family, count: number) => {
-    for (let i = 0; i < count; i++) samples.push({ family, human: family === 'human' ? 1 : 0, split: splitOf(i), features: extractFeatures(sessionFor(seed, family, i)) })
+    for (let i = 0; i < count; i++)
+      samples.push({ family, human: family === 'human' ? 1 : 0, split: splitOf(i), features: extractFeatures(sessionFor(seed, family, i)) })
   }
   add('human', size.humans)
   for (const f of families) add(f, size.botsPerFamily)
@@ -55,19 +60,22 @@ function countByFamily(samples: readonly Sample[]): Record<string, number> {
 }
 
 /** boosted trees on the train rows, Platt calibration on the calibration rows */
-export function trainModel(samples: readonly Sample[], opts: { version: string; seed: number; params?: Omit<GbdtParams, 'seed'> }): M3Model {
+export function trainModel(
+  samples: readonly Sample[],
+  opts: { version: string; seed: number; params?: Omit<GbdtParams, 'seed'> }
+): M3Model {
   const params = { ...(opts.params ?? DEFAULT_PARAMS), seed: opts.seed }
   const train = samples.filter((s) => s.split === 'train')
   const calibration = samples.filter((s) => s.split === 'calibration')
   const fitted = fitGbdt(
     train.map((s) => s.features),
     train.map((s) => s.human),
-    params,
+    params
   )
   const margins = calibration.map((s) => treeMargin({ base_score: fitted.base, trees: fitted.trees }, s.features))
   const platt = fitPlatt(
     margins,
-    calibration.map((s) => s.human),
+    calibration.map((s) => s.human)
   )
   const totalGain = fitted.gain.reduce((a, b) => a + b, 0) || 1
   return {

@@ -21,7 +21,15 @@ export const FOLDS = 5
 /** the pointer part of the client vector the vector model reads: no click offsets (13), no `n` (31), no `sc` (33) */
 export const VECTOR_POINTER_INDEX = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14]
 
-export const M4_PARAMS: Omit<GbdtParams, 'seed'> = { trees: 150, depth: 4, learningRate: 0.08, minLeaf: 12, lambda: 2, subsample: 0.8, bins: 48 }
+export const M4_PARAMS: Omit<GbdtParams, 'seed'> = {
+  trees: 150,
+  depth: 4,
+  learningRate: 0.08,
+  minLeaf: 12,
+  lambda: 2,
+  subsample: 0.8,
+  bins: 48,
+}
 
 /** synthetic bot families whose sessions move a pointer (the others are caught by rules: teleport, empty; replay by its fingerprint) */
 export const SYNTH_FAMILIES: readonly BotFamily[] = [
@@ -72,7 +80,8 @@ export async function botSources(): Promise<BotSource[]> {
   const out: BotSource[] = SYNTH_FAMILIES.map((family) => ({
     family,
     source: 'synth' as const,
-    sessions: (seed: number) => Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => BOT_FAMILIES[family](createRng(deriveSeed(seed, family, i)))),
+    sessions: (seed: number) =>
+      Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => BOT_FAMILIES[family](createRng(deriveSeed(seed, family, i)))),
   }))
   const delbot = loadAllReal().filter((s) => s.label === 'bot')
   for (const family of [...new Set(delbot.map((s) => s.family))].sort()) {
@@ -85,7 +94,9 @@ export async function botSources(): Promise<BotSource[]> {
 /** SapiMouse windows of different people, stitched stroke by stroke (ml/generators/stitch.ts) */
 async function stitchedSource(): Promise<BotSource[]> {
   try {
-    const gen = (await import('../generators/index')) as unknown as { stitchStrokes?: (rng: Rng, s: Signal[][], o: { people: string[] }) => Signal[] }
+    const gen = (await import('../generators/index')) as unknown as {
+      stitchStrokes?: (rng: Rng, s: Signal[][], o: { people: string[] }) => Signal[]
+    }
     const stitch = gen.stitchStrokes
     if (!stitch) return []
     const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
@@ -97,7 +108,11 @@ async function stitchedSource(): Promise<BotSource[]> {
           Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => {
             const rng = createRng(deriveSeed(seed, 'stitched', i))
             const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)])
-            return stitch(rng, pick.map((s) => s.signals), { people: pick.map((s) => s.user) })
+            return stitch(
+              rng,
+              pick.map((s) => s.signals),
+              { people: pick.map((s) => s.user) }
+            )
           }),
       },
     ]
@@ -125,7 +140,8 @@ async function generatorSources(): Promise<BotSource[]> {
     .map((g) => ({
       family: g.name,
       source: 'generator' as const,
-      sessions: (seed: number) => Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(seed, `gen:${g.name}`, i)))),
+      sessions: (seed: number) =>
+        Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(seed, `gen:${g.name}`, i)))),
     }))
 }
 
@@ -154,13 +170,20 @@ export async function buildRows(seed: number, sources: readonly BotSource[]): Pr
     for (let k = 0; k < NEGATIVES; k++) {
       const kind = PERTURBATIONS[(first + k) % PERTURBATIONS.length]
       const base = s.source === 'sapimouse' ? window(rng, s.signals, rng.uniform(5, 60)) : s.signals
-      rows.push({ human: 0, family: `perturbed_${kind}`, source: 'perturbed', fold: humanFold(s), ...featuresOf(augment(rng, perturbSession(rng, base, kind))) })
+      rows.push({
+        human: 0,
+        family: `perturbed_${kind}`,
+        source: 'perturbed',
+        fold: humanFold(s),
+        ...featuresOf(augment(rng, perturbSession(rng, base, kind))),
+      })
     }
   }
   for (const src of sources) {
     const copies = src.source === 'delbot' ? BOT_COPIES_DELBOT : 1
     for (const signals of src.sessions(seed)) {
-      for (let c = 0; c < copies; c++) rows.push({ human: 0, family: src.family, source: src.source, fold: -1, ...featuresOf(augment(rng, signals)) })
+      for (let c = 0; c < copies; c++)
+        rows.push({ human: 0, family: src.family, source: src.source, fold: -1, ...featuresOf(augment(rng, signals)) })
     }
   }
   return rows
@@ -201,14 +224,18 @@ export function fitEnsemble(rows: readonly Row[], kind: Kind, keep: (r: Row) => 
     used.map((r) => r[kind]!),
     used.map((r) => r.human),
     { ...params, seed },
-    w.map((v) => v * scale),
+    w.map((v) => v * scale)
   )
   const names = kind === 'pointer' ? [...POINTER_FEATURE_NAMES] : VECTOR_POINTER_INDEX.map((i) => FEATURE_NAMES[i])
   return { feature_names: names, base_score: fitted.base, trees: fitted.trees }
 }
 
 /** weighted Platt scaling (logistic regression of the label on the margin): Newton's method with step halving */
-export function fitWeightedPlatt(margins: readonly number[], labels: readonly number[], weights: readonly number[]): { a: number; b: number } {
+export function fitWeightedPlatt(
+  margins: readonly number[],
+  labels: readonly number[],
+  weights: readonly number[]
+): { a: number; b: number } {
   const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)))
   const loss = (a: number, b: number) => {
     let s = 0
@@ -287,7 +314,11 @@ export function calibrate(rows: readonly Row[], h: HeldOut, kind: Kind): { a: nu
   const used = rows.filter((r) => r[kind] !== null)
   const w = weigh(used, () => true)
   const margins = used.map((r) => treeMargin(heldOutFor(h, r, kind), r[kind]!))
-  return fitWeightedPlatt(margins, used.map((r) => r.human), w.map((v) => v * used.length))
+  return fitWeightedPlatt(
+    margins,
+    used.map((r) => r.human),
+    w.map((v) => v * used.length)
+  )
 }
 
 /** hcs 30 in log-odds: below it a session is flagged */
@@ -331,14 +362,20 @@ export function humanSafeShift(h: HeldOut, kind: Kind, cal: { a: number; b: numb
 export function calibrateForHumans(
   rows: readonly Row[],
   h: HeldOut,
-  kind: Kind,
+  kind: Kind
 ): { a: number; b: number; platt_b: number; human_shift: number; shift_needed_by_group: Record<string, number> } {
   const platt = calibrate(rows, h, kind)
   const { shift, byGroup } = humanSafeShift(h, kind, platt)
   return { a: platt.a, b: platt.b + shift, platt_b: platt.b, human_shift: shift, shift_needed_by_group: byGroup }
 }
 
-export function assemble(version: string, pointer: Ensemble, vector: Ensemble, cal: Record<Kind, { a: number; b: number }>, training: Record<string, unknown>): M4Model {
+export function assemble(
+  version: string,
+  pointer: Ensemble,
+  vector: Ensemble,
+  cal: Record<Kind, { a: number; b: number }>,
+  training: Record<string, unknown>
+): M4Model {
   return {
     model_version: version,
     target: 'log-odds that the session is human, per modality (evidence.ts); pointer and vector_pointer are calibrated tree ensembles',
@@ -357,7 +394,8 @@ export function serializeM4(model: M4Model): string {
     return { ...meta, trees: `__trees_${trees.length}__` }
   }
   let text = JSON.stringify({ ...model, pointer: ens(model.pointer), vector_pointer: ens(model.vector_pointer) }, null, 2)
-  for (const e of [model.pointer, model.vector_pointer]) text = text.replace(`"__trees_${e.trees.length}__"`, `[\n${e.trees.map(tree).join(',\n')}\n    ]`)
+  for (const e of [model.pointer, model.vector_pointer])
+    text = text.replace(`"__trees_${e.trees.length}__"`, `[\n${e.trees.map(tree).join(',\n')}\n    ]`)
   return `${text}\n`
 }
 
@@ -366,5 +404,5 @@ export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, { a: n
   return assemble(version, e.pointer, e.vector, cal, {})
 }
 
-
-export const PERTURBATIONS_NOTE = 'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk), moved onto a Bézier, or walked through a few waypoints at the original pace (perturb.ts)'
+export const PERTURBATIONS_NOTE =
+  'one per real session, from its own fold: strokes re-timed to constant speed, re-stepped in equal steps, smoothed, eased (minimum jerk), moved onto a Bézier, or walked through a few waypoints at the original pace (perturb.ts)'

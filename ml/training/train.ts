@@ -5,7 +5,20 @@
 // seed give the same file. `npm run train -- --check` retrains and fails if
 // the committed file differs (it depends on ml/generators as committed).
 import { readFileSync, writeFileSync } from 'node:fs'
-import { HUMAN_FLAG_TARGET, M4_PARAMS, M4_SEED, M4_VERSION, PERTURBATIONS_NOTE, assemble, botSources, buildRows, calibrateForHumans, fitEnsemble, serializeM4, trainHeldOut } from './real'
+import {
+  HUMAN_FLAG_TARGET,
+  M4_PARAMS,
+  M4_SEED,
+  M4_VERSION,
+  PERTURBATIONS_NOTE,
+  assemble,
+  botSources,
+  buildRows,
+  calibrateForHumans,
+  fitEnsemble,
+  serializeM4,
+  trainHeldOut,
+} from './real'
 
 const path = new URL(`../../src/scoring/model/${M4_VERSION}.json`, import.meta.url)
 const started = performance.now()
@@ -19,18 +32,25 @@ const cal = { pointer: calibrateForHumans(rows, held, 'pointer'), vector: calibr
 const counts: Record<string, number> = {}
 for (const r of rows) counts[r.family] = (counts[r.family] ?? 0) + 1
 const ab = (c: { a: number; b: number }) => ({ a: c.a, b: c.b })
-const model = assemble(M4_VERSION, fitEnsemble(rows, 'pointer', () => true, M4_SEED), fitEnsemble(rows, 'vector', () => true, M4_SEED), { pointer: ab(cal.pointer), vector: ab(cal.vector) }, {
-  seed: M4_SEED,
-  params: M4_PARAMS,
-  humans: 'real: SapiMouse (81 people, windows of 5–60 s), DELBOT humans (5 recording setups); no synthetic humans',
-  bots: sources.map((s) => `${s.family} (${s.source})`),
-  negatives: PERTURBATIONS_NOTE,
-  augmentation: 'optional fields stripped; 60% of copies re-captured (integer ms, 16.7/100 ms timers, 60/120/240 Hz)',
-  calibration: 'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group',
-  human_flag_target: HUMAN_FLAG_TARGET,
-  calibration_detail: { pointer: cal.pointer, vector: cal.vector },
-  rows: counts,
-})
+const model = assemble(
+  M4_VERSION,
+  fitEnsemble(rows, 'pointer', () => true, M4_SEED),
+  fitEnsemble(rows, 'vector', () => true, M4_SEED),
+  { pointer: ab(cal.pointer), vector: ab(cal.vector) },
+  {
+    seed: M4_SEED,
+    params: M4_PARAMS,
+    humans: 'real: SapiMouse (81 people, windows of 5–60 s), DELBOT humans (5 recording setups); no synthetic humans',
+    bots: sources.map((s) => `${s.family} (${s.source})`),
+    negatives: PERTURBATIONS_NOTE,
+    augmentation: 'optional fields stripped; 60% of copies re-captured (integer ms, 16.7/100 ms timers, 60/120/240 Hz)',
+    calibration:
+      'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group',
+    human_flag_target: HUMAN_FLAG_TARGET,
+    calibration_detail: { pointer: cal.pointer, vector: cal.vector },
+    rows: counts,
+  }
+)
 const text = serializeM4(model)
 
 if (process.argv.includes('--check')) {
@@ -39,4 +59,6 @@ if (process.argv.includes('--check')) {
   process.exit(same ? 0 : 1)
 }
 writeFileSync(path, text)
-log(`wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), pointer calibration a=${cal.pointer.a.toFixed(4)} b=${cal.pointer.b.toFixed(4)} (Platt ${cal.pointer.platt_b.toFixed(4)} + human shift ${cal.pointer.human_shift.toFixed(4)})`)
+log(
+  `wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), pointer calibration a=${cal.pointer.a.toFixed(4)} b=${cal.pointer.b.toFixed(4)} (Platt ${cal.pointer.platt_b.toFixed(4)} + human shift ${cal.pointer.human_shift.toFixed(4)})`
+)

@@ -100,7 +100,8 @@ const MIN_KEYS = 8
 export function keyboardEvidence(s: TypingStats): Evidence | null {
   if (s.downs < MIN_KEYS) return null
   // On a clock of 50 ms or coarser (resistFingerprinting: 100 ms) holds and latencies are mostly 0 or one tick: only missing key ups say anything.
-  if (s.timerMs >= 50) return s.ups === 0 ? { modality: 'keyboard', z: HARD, codes: ['typing_no_key_up'] } : { modality: 'keyboard', z: 0.9, codes: [] }
+  if (s.timerMs >= 50)
+    return s.ups === 0 ? { modality: 'keyboard', z: HARD, codes: ['typing_no_key_up'] } : { modality: 'keyboard', z: 0.9, codes: [] }
   const hard = new Set<string>()
   const mild = new Set<string>()
   const ok = (v: number) => Number.isFinite(v)
@@ -133,7 +134,8 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
 /** scrolling: identical steps at a fixed rhythm is a script (a wheel gives identical steps, but a hand does not keep the rhythm) */
 export function scrollEvidence(s: ScrollStats): Evidence | null {
   if (s.events < 5) return null
-  if (s.distinctShare <= 0.2 && Number.isFinite(s.gapCv) && s.gapCv < 0.05) return { modality: 'scroll', z: -5, codes: ['scroll_identical_steps'] }
+  if (s.distinctShare <= 0.2 && Number.isFinite(s.gapCv) && s.gapCv < 0.05)
+    return { modality: 'scroll', z: -5, codes: ['scroll_identical_steps'] }
   return { modality: 'scroll', z: Math.min(1.2, 0.9 + s.events / 50), codes: [] }
 }
 
@@ -149,8 +151,8 @@ function clickEvidence(presses: number): Evidence | null {
   return { modality: 'clicks', z: presses >= 3 ? -4 : -1.5, codes: ['click_without_movement'] }
 }
 
-/** every modality's evidence of a session with stored signals; `vector` is the server's 34-number vector */
-export function sessionEvidenceOf(model: M4Model, f: SessionFeatures, vector: readonly number[]): Evidence[] {
+/** every modality's evidence of a session with stored signals */
+export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
   if (f.pointer) out.push(pointerEvidence(model.pointer, f.pointer))
   const k = f.keyboard && keyboardEvidence(f.keyboard)
@@ -182,7 +184,13 @@ const has = (v: number) => v !== NO_DATA
 export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence[] {
   const out: Evidence[] = []
   const e = model.vector_pointer
-  if (has(f[F.ptr_straightness])) out.push(pointerEvidence(e, e.feature_index.map((i) => f[i])))
+  if (has(f[F.ptr_straightness]))
+    out.push(
+      pointerEvidence(
+        e,
+        e.feature_index.map((i) => f[i])
+      )
+    )
   const downs = Math.round(Math.expm1(Math.max(0, f[F.key_downs_log])))
   if (has(f[F.key_latency_median])) {
     const k = keyboardEvidence({
@@ -203,7 +211,11 @@ export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence
   }
   const scrolls = Math.round(Math.expm1(Math.max(0, f[F.scroll_events_log])))
   if (scrolls >= 3) {
-    const s = scrollEvidence({ events: scrolls, distinctShare: has(f[F.scroll_delta_distinct]) ? f[F.scroll_delta_distinct] : 1, gapCv: has(f[F.scroll_gap_cv]) ? f[F.scroll_gap_cv] : Number.NaN })
+    const s = scrollEvidence({
+      events: scrolls,
+      distinctShare: has(f[F.scroll_delta_distinct]) ? f[F.scroll_delta_distinct] : 1,
+      gapCv: has(f[F.scroll_gap_cv]) ? f[F.scroll_gap_cv] : Number.NaN,
+    })
     if (s) out.push(s)
   }
   if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: -1, codes: ['touch_contact_constant'] })

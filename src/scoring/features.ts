@@ -64,11 +64,40 @@ export const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((n, i) => [n, 
 
 /** [min, max] of each feature after clipping; NO_DATA is allowed besides. */
 export const FEATURE_RANGES: readonly (readonly [number, number])[] = [
-  [0, 20], [0, 1], [0, 5], [0, 50], [0, 10], [0, 1e4], [0, 200], [0, 1], [0, 50], [0, 1], [0, 10], [0, 1],
-  [0, 5000], [0, 1.5], [0, 1e4],
-  [0, 20], [0, 2000], [0, 10], [0, 2000], [0, 10], [0, 10], [0, 1], [0, 0],
-  [0, 20], [0, 1], [0, 100], [0, 1e6], [0, 1],
-  [0, 1000], [0, 1], [0, 1], [0, 1000], [0, 1], [0, 1],
+  [0, 20],
+  [0, 1],
+  [0, 5],
+  [0, 50],
+  [0, 10],
+  [0, 1e4],
+  [0, 200],
+  [0, 1],
+  [0, 50],
+  [0, 1],
+  [0, 10],
+  [0, 1],
+  [0, 5000],
+  [0, 1.5],
+  [0, 1e4],
+  [0, 20],
+  [0, 2000],
+  [0, 10],
+  [0, 2000],
+  [0, 10],
+  [0, 10],
+  [0, 1],
+  [0, 0],
+  [0, 20],
+  [0, 1],
+  [0, 100],
+  [0, 1e6],
+  [0, 1],
+  [0, 1000],
+  [0, 1],
+  [0, 1],
+  [0, 1000],
+  [0, 1],
+  [0, 1],
 ]
 
 const T_LIMIT = 1e12
@@ -247,7 +276,11 @@ class StrokeBuilder {
 
   close(): void {
     if (this.n === this.start) return
-    this.strokes.push({ t: this.t.subarray(this.start, this.n), x: this.x.subarray(this.start, this.n), y: this.y.subarray(this.start, this.n) })
+    this.strokes.push({
+      t: this.t.subarray(this.start, this.n),
+      x: this.x.subarray(this.start, this.n),
+      y: this.y.subarray(this.start, this.n),
+    })
     this.start = this.n
   }
 }
@@ -404,10 +437,10 @@ function addPowerLawPoints(st: Stroke, seg: Float64Array, acc: { sxy: number; sx
 }
 
 const DFT_COS = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
-  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.cos((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.cos((2 * Math.PI * f * i) / TREMOR_WINDOW))
 )
 const DFT_SIN = Array.from({ length: TREMOR_WINDOW / 2 + 1 }, (_, f) =>
-  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.sin((2 * Math.PI * f * i) / TREMOR_WINDOW)),
+  Float64Array.from({ length: TREMOR_WINDOW }, (_, i) => Math.sin((2 * Math.PI * f * i) / TREMOR_WINDOW))
 )
 
 function windowPower(v: Float64Array, f: number): number {
@@ -583,7 +616,7 @@ function keyFeatures({ signals, kinds }: Decoded): number[] {
       if (open.length > MAX_OPEN_KEYS) open.shift()
     } else if (open.length) {
       const same = open.findIndex((d) => d.kc === (s.kc ?? 'other'))
-      const [closed] = open.splice(same < 0 ? 0 : same, 1)
+      const [closed] = open.splice(Math.max(0, same), 1)
       closed.up = t
     }
   }

@@ -35,7 +35,12 @@ export function humanProbability(model: M3Model, x: readonly number[]): number {
 }
 
 /** a tree ensemble over named features; margin = log-odds that the session is human */
-export type TreeEnsemble = { feature_names: string[]; base_score: number; trees: Tree[]; calibration: { method: 'platt'; a: number; b: number } }
+export type TreeEnsemble = {
+  feature_names: string[]
+  base_score: number
+  trees: Tree[]
+  calibration: { method: 'platt'; a: number; b: number }
+}
 
 /**
  * The M4 model (model/m4-*.json): one calibrated ensemble for the pointer

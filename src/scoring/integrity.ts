@@ -30,7 +30,23 @@ const IMPOSSIBLE_MIN_SHARE = 0.2
 const ALWAYS_MEASURED = [F.ptr_moves_log, F.key_downs_log, F.text_without_keys, F.scroll_events_log]
 /** when the count before the colon is 0, the features after it must be NO_DATA */
 const NEEDS_DATA: [number, number[]][] = [
-  [F.ptr_moves_log, [F.ptr_straightness, F.ptr_deviation, F.ptr_speed_log, F.ptr_speed_cv, F.ptr_accel_sd_norm, F.ptr_jerk_rms_log, F.ptr_heading_entropy, F.ptr_peaks_per_stroke, F.ptr_peak_time_share, F.ptr_power_law_dev, F.ptr_tremor_share, F.move_coalesced_mean]],
+  [
+    F.ptr_moves_log,
+    [
+      F.ptr_straightness,
+      F.ptr_deviation,
+      F.ptr_speed_log,
+      F.ptr_speed_cv,
+      F.ptr_accel_sd_norm,
+      F.ptr_jerk_rms_log,
+      F.ptr_heading_entropy,
+      F.ptr_peaks_per_stroke,
+      F.ptr_peak_time_share,
+      F.ptr_power_law_dev,
+      F.ptr_tremor_share,
+      F.move_coalesced_mean,
+    ],
+  ],
   [F.key_downs_log, [F.key_hold_median, F.key_hold_cv, F.key_latency_median, F.key_latency_cv, F.key_interval_log_sd, F.key_rollover]],
   [F.scroll_events_log, [F.scroll_delta_distinct, F.scroll_gap_cv]],
 ]
@@ -46,7 +62,8 @@ export function featureSanity(f: readonly number[]): Finding | undefined {
     return v < lo || v > hi
   })
   if (outOfRange) return { code: 'features_out_of_range', cap: 20 }
-  if (NEEDS_DATA.some(([count, stats]) => f[count] === 0 && stats.some((i) => f[i] !== NO_DATA))) return { code: 'features_inconsistent', cap: 20 }
+  if (NEEDS_DATA.some(([count, stats]) => f[count] === 0 && stats.some((i) => f[i] !== NO_DATA)))
+    return { code: 'features_inconsistent', cap: 20 }
   return undefined
 }
 

@@ -69,7 +69,7 @@ const NATURAL: Partial<Record<Modality, string>> = {
 
 /** the evidence of every modality the session has (none: nothing to judge) */
 export function modalityEvidence(model: M4Model, evidence: NonNullable<SessionEvidence>): Evidence[] {
-  return evidence.session ? sessionEvidenceOf(model, evidence.session, evidence.features) : vectorEvidenceOf(model, evidence.features)
+  return evidence.session ? sessionEvidenceOf(model, evidence.session) : vectorEvidenceOf(model, evidence.features)
 }
 
 /**
@@ -92,7 +92,8 @@ export function combine(evs: readonly Evidence[]): number {
 
 /** the combined evidence capped by every failed check, the verdict and the reasons */
 export function judgeEvidence(model: M4Model, evidence: SessionEvidence): ScoreResult {
-  if (!evidence) return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
+  if (!evidence)
+    return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
   const { findings } = evidence
   const evs = modalityEvidence(model, evidence)
   const z = combine(evs)

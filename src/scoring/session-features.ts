@@ -362,7 +362,8 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
     let at = 0
     for (let i = 0; i < m; i++) if (smoothBuf[i] > max) [max, at] = [smoothBuf[i], i]
     peakShare = (at + 0.5) / m
-    for (let i = 1; i < m - 1; i++) if (smoothBuf[i] > smoothBuf[i - 1] && smoothBuf[i] >= smoothBuf[i + 1] && smoothBuf[i] >= 0.2 * max) peaks++
+    for (let i = 1; i < m - 1; i++)
+      if (smoothBuf[i] > smoothBuf[i - 1] && smoothBuf[i] >= smoothBuf[i + 1] && smoothBuf[i] >= 0.2 * max) peaks++
     if (m >= 4 && mean > 0) {
       let j2 = 0
       for (let i = 2; i < m; i++) {
@@ -433,7 +434,10 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   }
 }
 
-function pointerFeatures(signals: readonly Signal[], from = 0): { features: number[] | null; strokes: number; moves: number; presses: number } {
+function pointerFeatures(
+  signals: readonly Signal[],
+  from = 0
+): { features: number[] | null; strokes: number; moves: number; presses: number } {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   const starts: number[] = []
@@ -537,7 +541,7 @@ function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
       ups++
       if (!open.length) continue
       const same = open.findIndex((d) => d.kc === kc)
-      const [closed] = open.splice(same < 0 ? 0 : same, 1)
+      const [closed] = open.splice(Math.max(0, same), 1)
       closed.up = s.t
     }
   }
@@ -667,7 +671,11 @@ function windows(signals: readonly Signal[]): { pointer: number; keys: number; r
       nk++
     }
   }
-  return { pointer: np ? pointer : signals.length, keys: nk ? keys : signals.length, rest: Math.max(stop, signals.length - MODALITY_WINDOW) }
+  return {
+    pointer: np ? pointer : signals.length,
+    keys: nk ? keys : signals.length,
+    rest: Math.max(stop, signals.length - MODALITY_WINDOW),
+  }
 }
 
 export function sessionFeatures(all: readonly Signal[]): SessionFeatures {

@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, extractFeatures } from '../../src/scoring/features'
 import { KEY_CLASSES, SIGNAL_KINDS, type Signal } from '../../src/scoring/signals'
 
-const line = (n: number, dx: number, dt: number, t0 = 0): Signal[] => Array.from({ length: n }, (_, i) => ({ t: t0 + i * dt, k: 'mm', x: 100 + i * dx, y: 200 }))
+const line = (n: number, dx: number, dt: number, t0 = 0): Signal[] =>
+  Array.from({ length: n }, (_, i) => ({ t: t0 + i * dt, k: 'mm', x: 100 + i * dx, y: 200 }))
 
 function typing(latency: number, hold: number, keys = 10): Signal[] {
   const out: Signal[] = []
@@ -71,7 +72,11 @@ describe('extractFeatures on hand-built sequences', () => {
   it('a pause longer than 200 ms or a button press splits strokes', () => {
     const split = [...line(10, 5, 10), ...line(10, 0, 10, 400).map((s) => ({ ...s, y: 260 + s.t - 400 }))]
     expect(extractFeatures(split)[F.ptr_straightness]).toBeCloseTo(1, 12)
-    const pressed: Signal[] = [...line(10, 5, 10), { t: 95, k: 'md', x: 145, y: 200 }, ...line(10, 0, 10, 100).map((s) => ({ ...s, y: 200 + s.t - 100 }))]
+    const pressed: Signal[] = [
+      ...line(10, 5, 10),
+      { t: 95, k: 'md', x: 145, y: 200 },
+      ...line(10, 0, 10, 100).map((s) => ({ ...s, y: 200 + s.t - 100 })),
+    ]
     expect(extractFeatures(pressed)[F.ptr_straightness]).toBeCloseTo(1, 12)
   })
 
@@ -128,7 +133,12 @@ describe('extractFeatures on hand-built sequences', () => {
     const grid = line(20, 3, 15)
     expect(extractFeatures(grid)[F.gap_grid_share]).toBe(1)
     expect(extractFeatures(line(20, 3, 16.7))[F.gap_grid_share]).toBeLessThan(0.2)
-    const withClick: Signal[] = [...line(4, 3, 20), { t: 70, k: 'md', x: 1, y: 1 }, { t: 90, k: 'mu', x: 1, y: 1 }, { t: 90, k: 'c', x: 1, y: 1 }]
+    const withClick: Signal[] = [
+      ...line(4, 3, 20),
+      { t: 70, k: 'md', x: 1, y: 1 },
+      { t: 90, k: 'mu', x: 1, y: 1 },
+      { t: 90, k: 'c', x: 1, y: 1 },
+    ]
     expect(extractFeatures(withClick)[F.gap_burst_share]).toBe(0)
   })
 
@@ -148,7 +158,9 @@ describe('extractFeatures on hand-built sequences', () => {
   it('no signals: counts 0, feature 22 0, everything else NO_DATA', () => {
     const f = extractFeatures([])
     const zeros = [F.ptr_moves_log, F.key_downs_log, F.text_without_keys, F.scroll_events_log]
-    f.forEach((v, i) => expect(v).toBe(zeros.includes(i) ? 0 : NO_DATA))
+    f.forEach((v, i) => {
+      expect(v).toBe(zeros.includes(i) ? 0 : NO_DATA)
+    })
   })
 
   it('names and ranges cover all 34 features', () => {
@@ -161,7 +173,7 @@ describe('extractFeatures on hand-built sequences', () => {
 const edgeNumber = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(0, -0, 1e-300, -1e-300, 1e12, -1e12, 1e300, -1e300, Number.MAX_VALUE, Number.MIN_VALUE),
-  fc.integer({ min: -5000, max: 5000 }),
+  fc.integer({ min: -5000, max: 5000 })
 )
 
 const signalArb = (time: fc.Arbitrary<number>, value: fc.Arbitrary<number>): fc.Arbitrary<Signal> =>
@@ -181,7 +193,7 @@ const signalArb = (time: fc.Arbitrary<number>, value: fc.Arbitrary<number>): fc.
       n: value,
       sc: fc.constantFrom(0 as const, 1 as const, true, false),
     },
-    { requiredKeys: ['t', 'k'] },
+    { requiredKeys: ['t', 'k'] }
   )
 
 function expectValidVector(f: number[]): void {
@@ -198,18 +210,25 @@ function expectValidVector(f: number[]): void {
 describe('extractFeatures properties', () => {
   it('any signal array, wild numbers included, gives 34 finite numbers within their ranges', () => {
     fc.assert(
-      fc.property(fc.array(signalArb(edgeNumber, edgeNumber), { maxLength: 120 }), (signals) => expectValidVector(extractFeatures(signals))),
-      { numRuns: 400 },
+      fc.property(fc.array(signalArb(edgeNumber, edgeNumber), { maxLength: 120 }), (signals) =>
+        expectValidVector(extractFeatures(signals))
+      ),
+      { numRuns: 400 }
     )
   })
 
   it('ordered sessions with repeated timestamps and tiny gaps give valid vectors', () => {
     const gap = fc.oneof(fc.constant(0), fc.double({ min: 0, max: 3, noNaN: true }), fc.integer({ min: 0, max: 400 }))
-    const session = fc.array(fc.tuple(gap, signalArb(fc.constant(0), fc.integer({ min: -3000, max: 3000 }))), { minLength: 1, maxLength: 300 }).map((items) => {
-      let t = 0
-      return items.map(([g, s]) => ({ ...s, t: (t += g) }))
-    })
-    fc.assert(fc.property(session, (signals) => expectValidVector(extractFeatures(signals))), { numRuns: 300 })
+    const session = fc
+      .array(fc.tuple(gap, signalArb(fc.constant(0), fc.integer({ min: -3000, max: 3000 }))), { minLength: 1, maxLength: 300 })
+      .map((items) => {
+        let t = 0
+        return items.map(([g, s]) => ({ ...s, t: (t += g) }))
+      })
+    fc.assert(
+      fc.property(session, (signals) => expectValidVector(extractFeatures(signals))),
+      { numRuns: 300 }
+    )
   })
 
   it('does not throw on values outside the type (NaN, Infinity, strings)', () => {

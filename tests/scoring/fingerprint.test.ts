@@ -30,7 +30,13 @@ function swipe(t0: number, x: number, y: number, samples: number, seed: number):
   return Array.from({ length: samples }, (_, i) => {
     const f = i / (samples - 1)
     const k = i === 0 ? 'ts' : i === samples - 1 ? 'te' : 'tm'
-    return { t: t0 + i * 16.7, k, x: Math.round((x + 6 * Math.sin(f * 3 + seed)) * 10) / 10, y: Math.round((y - 300 * (f * f * (3 - 2 * f)) - seed * f) * 10) / 10, r: 20 }
+    return {
+      t: t0 + i * 16.7,
+      k,
+      x: Math.round((x + 6 * Math.sin(f * 3 + seed)) * 10) / 10,
+      y: Math.round((y - 300 * (f * f * (3 - 2 * f)) - seed * f) * 10) / 10,
+      r: 20,
+    }
   })
 }
 
@@ -41,7 +47,8 @@ describe('touch trajectory fingerprint', () => {
   it('most synthetic touch-only humans get one, prefixed tt1:', () => {
     expect(printed.length).toBeGreaterThan(humans.length * 0.7)
     // the ones without: taps and short swipes only
-    for (const h of humans.filter((x) => x.print === null)) expect(touchStrokes(h.signals).reduce((n, s) => n + s.x.length - 1, 0)).toBeLessThan(40)
+    for (const h of humans.filter((x) => x.print === null))
+      expect(touchStrokes(h.signals).reduce((n, s) => n + s.x.length - 1, 0)).toBeLessThan(40)
     for (const h of printed) expect(h.print).toMatch(TOUCH)
   })
 
@@ -52,11 +59,16 @@ describe('touch trajectory fingerprint', () => {
   it('survives a constant time shift and a constant position offset', () => {
     const { signals, print } = printed[0]!
     fc.assert(
-      fc.property(fc.integer({ min: -5_000, max: 10_000_000 }), fc.integer({ min: -20_000, max: 20_000 }), fc.integer({ min: -20_000, max: 20_000 }), (dt, dx10, dy10) => {
-        // offsets on the SDK's 0.1 px grid, as a replay that moved the page would produce
-        expect(trajectoryFingerprint(shifted(signals, dt, dx10 / 10, dy10 / 10))).toBe(print)
-      }),
-      { numRuns: 100 },
+      fc.property(
+        fc.integer({ min: -5_000, max: 10_000_000 }),
+        fc.integer({ min: -20_000, max: 20_000 }),
+        fc.integer({ min: -20_000, max: 20_000 }),
+        (dt, dx10, dy10) => {
+          // offsets on the SDK's 0.1 px grid, as a replay that moved the page would produce
+          expect(trajectoryFingerprint(shifted(signals, dt, dx10 / 10, dy10 / 10))).toBe(print)
+        }
+      ),
+      { numRuns: 100 }
     )
   })
 
@@ -85,7 +97,12 @@ describe('touch trajectory fingerprint', () => {
   })
 
   it('is null for too little movement', () => {
-    expect(trajectoryFingerprint([{ t: 0, k: 'ts', x: 10, y: 10 }, { t: 80, k: 'te', x: 10, y: 10 }])).toBeNull()
+    expect(
+      trajectoryFingerprint([
+        { t: 0, k: 'ts', x: 10, y: 10 },
+        { t: 80, k: 'te', x: 10, y: 10 },
+      ])
+    ).toBeNull()
     // taps only: a few samples each, however many taps
     const taps: Signal[] = Array.from({ length: 40 }, (_, i) => [
       { t: i * 500, k: 'ts' as const, x: 100 + i, y: 300 },
@@ -96,16 +113,33 @@ describe('touch trajectory fingerprint', () => {
     // one short swipe
     expect(trajectoryFingerprint(swipe(0, 200, 700, 12, 0))).toBeNull()
     // a resting finger: many samples, all in one place
-    expect(trajectoryFingerprint([{ t: 0, k: 'ts', x: 50, y: 50 }, ...Array.from({ length: 100 }, (_, i) => ({ t: 10 + i * 8, k: 'tm' as const, x: 50, y: 50 }))])).toBeNull()
+    expect(
+      trajectoryFingerprint([
+        { t: 0, k: 'ts', x: 50, y: 50 },
+        ...Array.from({ length: 100 }, (_, i) => ({ t: 10 + i * 8, k: 'tm' as const, x: 50, y: 50 })),
+      ])
+    ).toBeNull()
     // a slow creep of the same 1 px step: 80 moves, but only the first says anything
-    expect(trajectoryFingerprint([{ t: 0, k: 'ts', x: 50, y: 50 }, ...Array.from({ length: 80 }, (_, i) => ({ t: 10 + i * 8, k: 'tm' as const, x: 51 + i, y: 50 }))])).toBeNull()
+    expect(
+      trajectoryFingerprint([
+        { t: 0, k: 'ts', x: 50, y: 50 },
+        ...Array.from({ length: 80 }, (_, i) => ({ t: 10 + i * 8, k: 'tm' as const, x: 51 + i, y: 50 })),
+      ])
+    ).toBeNull()
     // touches without positions
-    expect(trajectoryFingerprint(Array.from({ length: 100 }, (_, i) => ({ t: i * 16, k: i % 20 === 0 ? ('ts' as const) : ('tm' as const) })))).toBeNull()
+    expect(
+      trajectoryFingerprint(Array.from({ length: 100 }, (_, i) => ({ t: i * 16, k: i % 20 === 0 ? ('ts' as const) : ('tm' as const) })))
+    ).toBeNull()
   })
 
   it('a session with both a pointer and a touch trajectory uses the pointer one', () => {
     const touch = [...swipe(0, 200, 700, 20, 0), ...swipe(900, 150, 650, 18, 1)]
-    const mouse: Signal[] = Array.from({ length: 60 }, (_, i) => ({ t: 5_000 + i * 16, k: 'mm', x: 100 + i * 3 + (i % 4), y: 200 + Math.round(20 * Math.sin(i / 6)) }))
+    const mouse: Signal[] = Array.from({ length: 60 }, (_, i) => ({
+      t: 5_000 + i * 16,
+      k: 'mm',
+      x: 100 + i * 3 + (i % 4),
+      y: 200 + Math.round(20 * Math.sin(i / 6)),
+    }))
     const pointerPrint = trajectoryFingerprint(mouse)
     expect(pointerPrint).toMatch(/^tf1:[0-9a-f]{16}$/)
     expect(trajectoryFingerprint([...touch, ...mouse])).toBe(pointerPrint)

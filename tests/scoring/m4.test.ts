@@ -25,7 +25,16 @@ describe('weighted trees (the M4 trainer)', () => {
     const { x, y, w } = data()
     const once = JSON.stringify(fitGbdt(x, y, PARAMS, w))
     expect(JSON.stringify(fitGbdt(x, y, PARAMS, w))).toBe(once)
-    expect(JSON.stringify(fitGbdt(x, y, PARAMS, w.map((v, i) => (i % 2 ? v : 3 * v))))).not.toBe(once)
+    expect(
+      JSON.stringify(
+        fitGbdt(
+          x,
+          y,
+          PARAMS,
+          w.map((v, i) => (i % 2 ? v : 3 * v))
+        )
+      )
+    ).not.toBe(once)
   })
 
   it('per-feature contributions add up to the margin (Saabas), so the largest push names the behaviour', () => {
@@ -43,7 +52,11 @@ describe('weighted trees (the M4 trainer)', () => {
     const m = Array.from({ length: 4000 }, (_, i) => -4 + (8 * i) / 4000)
     const rng = createRng(5)
     const y = m.map((v) => (rng.next() < 1 / (1 + Math.exp(-(2 * v - 1))) ? 1 : 0))
-    const { a, b } = fitWeightedPlatt(m, y, m.map(() => 1))
+    const { a, b } = fitWeightedPlatt(
+      m,
+      y,
+      m.map(() => 1)
+    )
     expect(a).toBeGreaterThan(1.7)
     expect(a).toBeLessThan(2.3)
     expect(b).toBeGreaterThan(-1.3)
@@ -52,28 +65,66 @@ describe('weighted trees (the M4 trainer)', () => {
 })
 
 describe('combining modalities', () => {
-  const ev = fc.record({ modality: fc.constantFrom('pointer', 'keyboard', 'scroll', 'touch', 'clicks', 'timing' as const), z: fc.double({ min: -12, max: 12, noNaN: true }), codes: fc.constant([] as string[]) })
+  const ev = fc.record({
+    modality: fc.constantFrom('pointer', 'keyboard', 'scroll', 'touch', 'clicks', 'timing' as const),
+    z: fc.double({ min: -12, max: 12, noNaN: true }),
+    codes: fc.constant([] as string[]),
+  })
   it('a modality with human evidence never lowers the combined score; one against always lowers it', () => {
     fc.assert(
-      fc.property(fc.array(ev, { maxLength: 5 }), fc.double({ min: 0, max: 12, noNaN: true }), fc.double({ min: 0.01, max: 12, noNaN: true }), (evs, pos, neg) => {
-        const base = combine(evs as Evidence[])
-        expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: pos, codes: [] }])).toBeGreaterThanOrEqual(base - 1e-12)
-        expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: -neg, codes: [] }])).toBeLessThan(base)
-      }),
-      { numRuns: 300 },
+      fc.property(
+        fc.array(ev, { maxLength: 5 }),
+        fc.double({ min: 0, max: 12, noNaN: true }),
+        fc.double({ min: 0.01, max: 12, noNaN: true }),
+        (evs, pos, neg) => {
+          const base = combine(evs as Evidence[])
+          expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: pos, codes: [] }])).toBeGreaterThanOrEqual(base - 1e-12)
+          expect(combine([...(evs as Evidence[]), { modality: 'keyboard', z: -neg, codes: [] }])).toBeLessThan(base)
+        }
+      ),
+      { numRuns: 300 }
     )
   })
 
   it('human evidence in one modality does not excuse clear bot evidence in another', () => {
-    expect(combine([{ modality: 'pointer', z: -2, codes: [] }, { modality: 'keyboard', z: 1.8, codes: [] }])).toBeLessThan(Math.log(0.3 / 0.7))
+    expect(
+      combine([
+        { modality: 'pointer', z: -2, codes: [] },
+        { modality: 'keyboard', z: 1.8, codes: [] },
+      ])
+    ).toBeLessThan(Math.log(0.3 / 0.7))
   })
 })
 
 describe('keyboard rules against the real figures', () => {
-  const base = { downs: 200, ups: 200, holds: 200, holdMedian: 102, holdCv: 0.49, latencyMedian: 177, latencyCv: 0.77, rollover: 0.15, burstShare: 0.01, pressesPerSecond: 3.3, timerMs: 1 }
+  const base = {
+    downs: 200,
+    ups: 200,
+    holds: 200,
+    holdMedian: 102,
+    holdCv: 0.49,
+    latencyMedian: 177,
+    latencyCv: 0.77,
+    rollover: 0.15,
+    burstShare: 0.01,
+    pressesPerSecond: 3.3,
+    timerMs: 1,
+  }
   it('the median typist is natural; every figure at its real 1st/99th percentile stays unflagged', () => {
     expect(keyboardEvidence(base)!.z).toBeGreaterThan(0.85)
-    const extremes = [{ holdMedian: 64 }, { holdMedian: 170 }, { holdCv: 0.21 }, { holdCv: 1.36 }, { latencyMedian: 88 }, { latencyMedian: 440 }, { latencyCv: 0.49 }, { latencyCv: 1.41 }, { rollover: 0.005 }, { burstShare: 0.113 }, { pressesPerSecond: 6.92 }]
+    const extremes = [
+      { holdMedian: 64 },
+      { holdMedian: 170 },
+      { holdCv: 0.21 },
+      { holdCv: 1.36 },
+      { latencyMedian: 88 },
+      { latencyMedian: 440 },
+      { latencyCv: 0.49 },
+      { latencyCv: 1.41 },
+      { rollover: 0.005 },
+      { burstShare: 0.113 },
+      { pressesPerSecond: 6.92 },
+    ]
     for (const e of extremes) expect(keyboardEvidence({ ...base, ...e })!.z).toBeGreaterThanOrEqual(0)
   })
   it('clear automation is bot evidence with its code', () => {
@@ -87,7 +138,12 @@ describe('keyboard rules against the real figures', () => {
 })
 
 describe('capture and perturbation helpers', () => {
-  const stroke: Signal[] = Array.from({ length: 40 }, (_, i) => ({ t: i * 16 + (i % 3), k: 'mm', x: 100 + i * 5 + Math.sin(i) * 3, y: 200 + i * i * 0.2 }))
+  const stroke: Signal[] = Array.from({ length: 40 }, (_, i) => ({
+    t: i * 16 + (i % 3),
+    k: 'mm',
+    x: 100 + i * 5 + Math.sin(i) * 3,
+    y: 200 + i * i * 0.2,
+  }))
   it('coarse timers put every t on the grid, rates change the number of moves', () => {
     expect(applyCapture(stroke, 'timer_100').every((s) => s.t % 100 === 0)).toBe(true)
     expect(applyCapture(stroke, 'rate_240').length).toBeGreaterThan(stroke.length)

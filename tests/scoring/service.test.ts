@@ -43,8 +43,6 @@ const desktopHuman = (): Signal[] => {
   return s
 }
 
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]
-
 describe('model file', () => {
   const path = new URL(`../../src/scoring/model/${MODEL_VERSION}.json`, import.meta.url)
   it('loads, carries MODEL_VERSION and the extractor’s feature version, and stays small', () => {
@@ -214,7 +212,13 @@ describe('capture differences', () => {
     for (const signals of real) {
       const plain = score(signals).verdict
       // what a Chromium SDK would add: coalesced counts, click offsets, screen ≠ client
-      const rich = signals.map((e, i) => (e.k === 'mm' ? { ...e, n: 1 + Math.floor(rng(i) * 3), sc: 0 as const } : e.k === 'c' || e.k === 'md' ? { ...e, ox: rng(i) - 0.5, oy: rng(i + 1) - 0.5 } : e))
+      const rich = signals.map((e, i) =>
+        e.k === 'mm'
+          ? { ...e, n: 1 + Math.floor(rng(i) * 3), sc: 0 as const }
+          : e.k === 'c' || e.k === 'md'
+            ? { ...e, ox: rng(i) - 0.5, oy: rng(i + 1) - 0.5 }
+            : e
+      )
       n++
       if (score(rich).verdict !== plain) changed++
     }
@@ -292,11 +296,16 @@ describe('trajectoryFingerprint', () => {
     const human = desktopHuman()
     const original = trajectoryFingerprint(human)
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: -2000, max: 2000 }), fc.integer({ min: -2000, max: 2000 }), (dt, dx, dy) => {
-        const moved = human.map((s) => ({ ...s, t: s.t + dt, ...(s.x !== undefined ? { x: s.x + dx, y: (s.y ?? 0) + dy } : {}) }))
-        expect(trajectoryFingerprint(moved)).toBe(original)
-      }),
-      { numRuns: 50 },
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.integer({ min: -2000, max: 2000 }),
+        fc.integer({ min: -2000, max: 2000 }),
+        (dt, dx, dy) => {
+          const moved = human.map((s) => ({ ...s, t: s.t + dt, ...(s.x !== undefined ? { x: s.x + dx, y: (s.y ?? 0) + dy } : {}) }))
+          expect(trajectoryFingerprint(moved)).toBe(original)
+        }
+      ),
+      { numRuns: 50 }
     )
   })
 })

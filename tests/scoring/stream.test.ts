@@ -15,7 +15,12 @@ function replayWithSource(): { signals: Signal[]; source: Signal[] } {
   for (let i = 0; ; i++) {
     const r = replaySession(createRng(deriveSeed(SEED, 'replay', i)))
     const fp = trajectoryFingerprint(r.source)
-    if (fp !== null && fp === trajectoryFingerprint(r.signals) && scoreSession({ signals: r.source, clientFeatures: extractFeatures(r.source) }).hcs >= 70) return r
+    if (
+      fp !== null &&
+      fp === trajectoryFingerprint(r.signals) &&
+      scoreSession({ signals: r.source, clientFeatures: extractFeatures(r.source) }).hcs >= 70
+    )
+      return r
   }
 }
 
@@ -31,7 +36,11 @@ describe('scoreSessionWith', () => {
 
   it('uses the model it is given', () => {
     const signals = sessionFor(SEED, 'human', 1)
-    const doubter: M4Model = { ...M3_MODEL, model_version: 'test-doubter', pointer: { ...M3_MODEL.pointer, calibration: { method: 'platt', a: 0, b: -40 } } }
+    const doubter: M4Model = {
+      ...M3_MODEL,
+      model_version: 'test-doubter',
+      pointer: { ...M3_MODEL.pointer, calibration: { method: 'platt', a: 0, b: -40 } },
+    }
     const r = scoreSessionWith(doubter, { signals, clientFeatures: extractFeatures(signals) })
     expect(r.model_version).toBe('test-doubter')
     expect(r.m3_score).toBe(0)

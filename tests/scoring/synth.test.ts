@@ -50,6 +50,8 @@ describe('synthetic generator', () => {
     expect(signals).toHaveLength(source.length)
     const shift = signals[0].t - source[0].t
     expect(shift).toBeGreaterThanOrEqual(0)
-    signals.forEach((s, i) => expect(s.k).toBe(source[i].k))
+    signals.forEach((s, i) => {
+      expect(s.k).toBe(source[i].k)
+    })
   })
 })

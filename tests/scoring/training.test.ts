@@ -44,7 +44,9 @@ describe('boosted trees and calibration', () => {
   it('training is reproducible to the byte, and the seed matters', () => {
     const data = buildDataset(3, { humans: 120, botsPerFamily: 12 })
     const once = serializeModel(trainModel(data, { version: 'test', seed: 9, params: SMALL }))
-    const twice = serializeModel(trainModel(buildDataset(3, { humans: 120, botsPerFamily: 12 }), { version: 'test', seed: 9, params: SMALL }))
+    const twice = serializeModel(
+      trainModel(buildDataset(3, { humans: 120, botsPerFamily: 12 }), { version: 'test', seed: 9, params: SMALL })
+    )
     expect(twice).toBe(once)
     expect(serializeModel(trainModel(data, { version: 'test', seed: 10, params: SMALL }))).not.toBe(once)
   })
