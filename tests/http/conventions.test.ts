@@ -55,7 +55,11 @@ describe('405 Method Not Allowed', () => {
 
 describe('WWW-Authenticate on 401', () => {
   it('names the API-key scheme on key-only routes', async () => {
-    for (const headers of [{} as Record<string, string>, { 'x-api-key': 'svc_live_sk_nope' }, { 'x-api-key': `svc_live_sk_${'a'.repeat(40)}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-api-key': 'svc_live_sk_nope' },
+      { 'x-api-key': `svc_live_sk_${'a'.repeat(40)}` },
+    ]) {
       const res = await h.json('GET', `/v1/session/${crypto.randomUUID()}`, { headers })
       expect(res.status).toBe(401)
       expect(res.headers.get('www-authenticate')).toBe('ApiKey realm="bss"')
