@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
+import { createHash, timingSafeEqual } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -20,11 +19,12 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
+/** Equal strings, compared in time independent of where they differ (lengths may leak, as before). */
 export function timingSafeEqualString(a: string, b: string): boolean {
-  const ea = new TextEncoder().encode(a)
-  const eb = new TextEncoder().encode(b)
-  if (ea.length !== eb.length) return false
-  return constantTimeEqual(ea, eb)
+  const ea = Buffer.from(a, 'utf8')
+  const eb = Buffer.from(b, 'utf8')
+  // node:crypto's timingSafeEqual throws on different lengths rather than answering false.
+  return ea.length === eb.length && timingSafeEqual(ea, eb)
 }
 
 /** A 6-digit code, uniform over 000000–999999. */
