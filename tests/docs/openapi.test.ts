@@ -123,4 +123,40 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(doc)).not.toMatch(/shared\/API\.md|\.md\b/)
     expect(doc.servers).toHaveLength(1)
   })
+
+  test('Idempotency-Key is documented exactly where the server honours it', async () => {
+    const takesKey = (op: any) => (op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/IdempotencyKey')
+    const posts = operations().filter((o) => o.method === 'post')
+    expect(
+      posts
+        .filter((o) => !takesKey(o.op))
+        .map((o) => o.op.operationId)
+        .sort()
+    ).toEqual(['ingestBatch', 'refreshTokens'])
+    expect(doc.components.parameters.IdempotencyKey.in).toBe('header')
+
+    // Documented: the retry is a replay.
+    const key = { 'idempotency-key': crypto.randomUUID() }
+    const lead = { email: `idem-${crypto.randomUUID().slice(0, 8)}@example.com`, source: 'pricing_page' }
+    const first = await h.json('POST', '/v1/leads', { body: lead, headers: key })
+    const again = await h.json('POST', '/v1/leads', { body: lead, headers: key })
+    expect(first.status).toBe(201)
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(first.body)
+    // Not documented: ingest ignores the header (its own rule dedupes the batch).
+    const seeded = await h.seedOrg('Idempotency')
+    const batch = {
+      session_id: crypto.randomUUID(),
+      sdk_type: 'web',
+      captured_at: h.clock.now().toISOString(),
+      signals: [{ t: 0, k: 'mm', x: 1, y: 1 }],
+      features: Array.from({ length: 34 }, () => 0),
+    }
+    const ingestKey = { 'x-api-key': seeded.publicKey, 'idempotency-key': crypto.randomUUID() }
+    await h.json('POST', '/v1/ingest', { body: batch, headers: ingestKey })
+    const retried = await h.json('POST', '/v1/ingest', { body: batch, headers: ingestKey })
+    expect(retried.status).toBe(202)
+    expect(retried.headers.get('idempotent-replayed')).toBeNull()
+  })
 })

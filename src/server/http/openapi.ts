@@ -175,7 +175,23 @@ function refsIn(value: unknown, out = new Set<string>()): Set<string> {
   return out
 }
 
-export type DocumentInfo = { title: string; description: string; externalDocs?: Json; tags: { name: string; description: string }[] }
+export type DocumentInfo = {
+  title: string
+  description: string
+  externalDocs?: Json
+  tags: { name: string; description: string }[]
+  /** The POST paths that take no `Idempotency-Key` (they have their own retry rule). */
+  idempotencyExempt: readonly string[]
+}
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: for 24 hours the same key with the same body returns the first 2xx answer again (with `Idempotent-Replayed: true`); the same key with another body is a `409 conflict`. Scoped to the credential’s organization, else the client IP. On `/graphql`, only requests holding a mutation.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+}
 
 export function openApiDocument(routes: readonly Route[], info: DocumentInfo): Json {
   const paths: Json = {}
@@ -192,6 +208,8 @@ export function openApiDocument(routes: readonly Route[], info: DocumentInfo): J
       ...(detail.externalDocs ? { externalDocs: detail.externalDocs } : {}),
     }
     const parameters = [...parametersOf(route.hooks, route.path), ...(detail.parameters ?? [])]
+    if (method === 'post' && !info.idempotencyExempt.includes(route.path))
+      parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
     if (parameters.length) operation.parameters = parameters
     const body = route.hooks.body as GenericSchema | undefined
     if (detail.requestBody) operation.requestBody = detail.requestBody
@@ -252,6 +270,7 @@ export function openApiDocument(routes: readonly Route[], info: DocumentInfo): J
     components: {
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
       responses: Object.fromEntries(Object.entries(responses).filter(([name]) => used.has(`#/components/responses/${name}`))),
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
       securitySchemes: SECURITY_SCHEMES,
     },
   }

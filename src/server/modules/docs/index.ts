@@ -134,6 +134,8 @@ export const DOCS_INFO: DocumentInfo = {
     '- **Credentials**: a secret key (`X-API-Key: svc_live_sk_…`) on the server side; a public key (`svc_live_pk_…`) only for ingest from browsers; a dashboard JWT (`Authorization: Bearer …`) for `/graphql`, usage and tickets.',
     '- **GraphQL** (`POST /graphql`, dashboard JWT only): the schema is served as SDL at [`/graphql/schema.graphql`](/graphql/schema.graphql).',
   ].join('\n'),
+  // API.md: ingest dedupes retried batches itself, and a refresh token is single-use.
+  idempotencyExempt: ['/v1/ingest', '/auth/refresh'],
   tags: [
     { name: 'Ingest', description: 'Signal batches from the SDKs, and the scored sessions.' },
     { name: 'Usage', description: 'The organization’s plan and monthly session count.' },
