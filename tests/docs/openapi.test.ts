@@ -52,6 +52,11 @@ describe('OpenAPI document', () => {
       ).toBe(true)
       expect(op.responses['500'], where).toBeDefined()
       expect(Array.isArray(op.security), where).toBe(true)
+      // A request body comes with an example, on the media type or on its component schema.
+      for (const media of Object.values<any>(op.requestBody?.content ?? {})) {
+        const named = media.schema.$ref ? doc.components.schemas[media.schema.$ref.split('/').pop()] : undefined
+        expect(media.example ?? named?.examples?.[0], where).toBeDefined()
+      }
     }
     const ids = ops.map((o) => o.op.operationId)
     expect(new Set(ids).size).toBe(ids.length)

@@ -109,6 +109,11 @@ export function errors(...statuses: (keyof typeof ERROR_RESPONSES)[]): Json {
   return out
 }
 
+/** A JSON request body documented from its valibot schema, with an example (the route's `detail.requestBody`). */
+export function jsonBody(schema: GenericSchema, example: unknown): { content: Json; required: boolean } {
+  return { required: true, content: { 'application/json': { schema: jsonSchemaOf(schema), example } } }
+}
+
 /** A JSON success response. */
 export function ok(description: string, schema: Json, headers?: Json): { description: string } & Json {
   return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } }
@@ -214,10 +219,8 @@ export function openApiDocument(routes: readonly Route[], info: DocumentInfo): J
     const body = route.hooks.body as GenericSchema | undefined
     if (detail.requestBody) operation.requestBody = detail.requestBody
     else if (body?.['~standard']) {
-      const schema = detail.bodySchema ?? jsonSchemaOf(body)
-      const content = Object.fromEntries(
-        bodyMediaTypes(route.hooks).map((type) => [type, { schema, ...(detail.bodyExample ? { example: detail.bodyExample } : {}) }])
-      )
+      const schema = jsonSchemaOf(body)
+      const content = Object.fromEntries(bodyMediaTypes(route.hooks).map((type) => [type, { schema }]))
       operation.requestBody = { required: true, content }
     }
     if (detail.responses) operation.responses = detail.responses

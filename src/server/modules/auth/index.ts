@@ -3,7 +3,7 @@ import type { Config } from '../../platform/config'
 import { clientIp } from '../../platform/client-ip'
 import { routeSchema } from '../../platform/validation'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
-import { component, errors, ok } from '../../http/openapi'
+import { component, errors, jsonBody, ok } from '../../http/openapi'
 import { ChallengeSchema, LoginBody, RefreshTokenBody, RegisterBody, TokenPairSchema, VerifyOtpBody } from './model'
 import { type AuthServices, login, logout, refresh, register, verifyOtp } from './service'
 
@@ -28,9 +28,16 @@ const TokenPair = component('TokenPair', TokenPairSchema, {
   organization: { org_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', name: 'Acme', plan_id: 'free', role: 'owner' },
 })
 const NO_STORE_HEADER = { 'Cache-Control': { description: '`no-store`: tokens must not be cached.', schema: { type: 'string' } } }
-const doc = (operationId: string, summary: string, description: string, responses: ReturnType<typeof errors>) => ({
-  detail: { operationId, summary, description, tags: ['Auth'], responses },
+const doc = (
+  operationId: string,
+  summary: string,
+  description: string,
+  requestBody: ReturnType<typeof jsonBody>,
+  responses: ReturnType<typeof errors>
+) => ({
+  detail: { operationId, summary, description, tags: ['Auth'], requestBody, responses },
 })
+const REFRESH_TOKEN = { refresh_token: 'rt_…' }
 
 /** Account flow: sign-up and login by password + emailed code, then rotating refresh tokens. */
 export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimits' | 'trustProxy'>; rateLimits: RateLimits }) {
@@ -47,15 +54,22 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
         'register',
         'Sign up',
         'Creates the organization (plan `free`) and its owner, and mails a 6-digit code; the account is usable once the code is verified. An existing email gets the same answer.',
+        jsonBody(RegisterBody, { email: 'ada@example.com', password: 'correct-horse-battery', name: 'Ada', organization_name: 'Acme' }),
         { 202: ok('A code was mailed; verify it with `POST /auth/verify-otp`.', Challenge), ...errors(400, 413, 415, 429, 503) }
       ),
     })
     .post('/login', async ({ body, request, server, status }) => status(202, await login(deps, body, ip(request, server))), {
       body: routeSchema(LoginBody),
-      ...doc('login', 'Log in', 'Checks the password and mails a 6-digit code.', {
-        202: ok('A code was mailed; verify it with `POST /auth/verify-otp`.', Challenge),
-        ...errors(400, 401, 413, 415, 429, 503),
-      }),
+      ...doc(
+        'login',
+        'Log in',
+        'Checks the password and mails a 6-digit code.',
+        jsonBody(LoginBody, { email: 'ada@example.com', password: 'correct-horse-battery' }),
+        {
+          202: ok('A code was mailed; verify it with `POST /auth/verify-otp`.', Challenge),
+          ...errors(400, 401, 413, 415, 429, 503),
+        }
+      ),
     })
     .post(
       '/verify-otp',
@@ -65,10 +79,16 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
       },
       {
         body: routeSchema(VerifyOtpBody),
-        ...doc('verifyOtp', 'Verify the mailed code', 'Exchanges the challenge and its code for an access token and a refresh token.', {
-          200: ok('Signed in.', TokenPair, NO_STORE_HEADER),
-          ...errors(400, 401, 413, 415, 429, 503),
-        }),
+        ...doc(
+          'verifyOtp',
+          'Verify the mailed code',
+          'Exchanges the challenge and its code for an access token and a refresh token.',
+          jsonBody(VerifyOtpBody, { challenge_id: '0b6f7c1e-5d4a-4e2b-9c3d-8a7f6e5d4c3b', code: '123456' }),
+          {
+            200: ok('Signed in.', TokenPair, NO_STORE_HEADER),
+            ...errors(400, 401, 413, 415, 429, 503),
+          }
+        ),
       }
     )
     .post(
@@ -84,6 +104,7 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
           'refreshTokens',
           'Refresh the tokens',
           'Returns a new pair; the presented refresh token is dead. Presenting an already-rotated token revokes its whole family.',
+          jsonBody(RefreshTokenBody, REFRESH_TOKEN),
           { 200: ok('A new pair.', TokenPair, NO_STORE_HEADER), ...errors(400, 401, 413, 415, 429, 503) }
         ),
       }
@@ -97,7 +118,7 @@ export function authModule(deps: AuthServices & { config: Pick<Config, 'rateLimi
       {
         body: routeSchema(RefreshTokenBody),
         rateLimit: tokenLimit,
-        ...doc('logout', 'Log out', 'Kills the presented refresh token.', {
+        ...doc('logout', 'Log out', 'Kills the presented refresh token.', jsonBody(RefreshTokenBody, REFRESH_TOKEN), {
           204: { description: 'Logged out.' },
           ...errors(400, 413, 415, 429, 503),
         }),

@@ -3,7 +3,8 @@ import { routeSchema } from '../../platform/validation'
 import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { scoreFeatures } from '../../../scoring/service'
-import { component, errors, ok } from '../../http/openapi'
+import { FEATURE_COUNT } from '../../platform/contract'
+import { component, errors, jsonBody, ok } from '../../http/openapi'
 import { LiveScoreBody, LiveScoreSchema } from './model'
 
 /** The marketing site's live demo: the model on caller-supplied features, no credential, nothing stored. */
@@ -23,6 +24,7 @@ export function demoModule(services: { config: { trustProxy: TrustProxy }; rateL
         summary: 'Score features (demo)',
         description: 'The model on 34 caller-supplied features. Stores nothing, counts toward no quota; rate-limited per client IP.',
         tags: ['Demo'],
+        requestBody: jsonBody(LiveScoreBody, { features: Array.from({ length: FEATURE_COUNT }, () => 0.5) }),
         responses: {
           200: ok(
             'The score.',

@@ -7,7 +7,7 @@ import type { Mailer } from '../../platform/mailer'
 import { routeSchema } from '../../platform/validation'
 import { authPlugin, type Credentials } from '../../plugins/auth'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
-import { component, errors, jsonSchemaOf, ok } from '../../http/openapi'
+import { component, errors, jsonBody, ok } from '../../http/openapi'
 import { LeadBody, LeadBodyDoc, LeadSchema, TicketBody, TicketSchema } from './model'
 import { createLead, createTicket } from './service'
 
@@ -63,6 +63,11 @@ export function orgModule(services: OrgServices) {
           summary: 'Open a support ticket',
           description: 'Linked to the caller’s organization (and user, with a JWT).',
           tags: ['Support'],
+          requestBody: jsonBody(TicketBody, {
+            subject: 'Verdicts on our checkout page',
+            message: 'Since Monday most sessions are suspicious.',
+            priority: 'high',
+          }),
           responses: {
             201: ok(
               'Created.',
@@ -93,7 +98,12 @@ export function orgModule(services: OrgServices) {
           summary: 'Leave a sales lead',
           description: 'The pricing page’s and chat widget’s form; no credential, rate-limited per IP.',
           tags: ['Support'],
-          requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(LeadBodyDoc) } } },
+          requestBody: jsonBody(LeadBodyDoc, {
+            email: 'grace@example.com',
+            source: 'pricing_page',
+            company: 'Acme',
+            plan_interest: 'growth',
+          }),
           responses: {
             201: ok('Recorded.', Lead),
             200: ok('The same email and source within 24 hours: the existing lead.', Lead),
