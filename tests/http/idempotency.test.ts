@@ -181,3 +181,30 @@ describe('Idempotency-Key on GraphQL mutations', () => {
     expect((await q()).headers.get('idempotent-replayed')).toBeNull()
   })
 })
+
+describe('Idempotency-Key while the database is down', () => {
+  it('answers a GraphQL mutation with GraphQL 503 UNAVAILABLE and a ticket POST with the REST 503', async () => {
+    const { createTestDb } = await import('../helpers/db')
+    const testDb = await createTestDb()
+    const down = await createHarness({ testDb: { db: testDb.db, drop: async () => {} } })
+    try {
+      await testDb.db.close()
+      const mutation = await gql(
+        down.app,
+        { jwt: down.a.jwt, headers: { 'idempotency-key': 'outage-1' } },
+        'mutation { createApiKey(name: "x", sdkType: WEB) { keyPairId } }'
+      )
+      expect(mutation.status).toBe(503)
+      expect(mutation.headers.get('retry-after')).toBe('5')
+      expect(mutation.body.errors[0].extensions).toEqual({ code: 'UNAVAILABLE' })
+      const ticket = await down.json('POST', '/v1/support/tickets', {
+        body: { subject: 's', message: 'm' },
+        headers: { authorization: `Bearer ${down.a.jwt}`, 'idempotency-key': 'outage-2' },
+      })
+      expect(ticket.status).toBe(503)
+      expect(ticket.body.error.code).toBe('unavailable')
+    } finally {
+      await down.close().catch(() => {})
+    }
+  })
+})

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { parse } from 'graphql'
 import { clientIp, type TrustProxy } from '../platform/client-ip'
-import { ApiError } from '../platform/errors'
+import { ApiError, isDatabaseUnavailable } from '../platform/errors'
 import { readBodyLimited } from '../platform/http'
 
 /** A stored first answer (modules/idempotency). */
@@ -115,7 +115,21 @@ export function idempotencyPlugin({
       if (isGraphql && !isMutationRequest(body)) return
       const org = await orgOf(request)
       const scope = org ? `org:${org}` : `ip:${clientIp(request, server, trustProxy)}`
-      const begun = await store.begin(scope, key, `POST ${url.pathname}${url.search}\n${body}`)
+      let begun: Awaited<ReturnType<IdempotencyBackend['begin']>>
+      try {
+        begun = await store.begin(scope, key, `POST ${url.pathname}${url.search}\n${body}`)
+      } catch (error) {
+        // /graphql answers its own outage in GraphQL's shape (API.md); REST gets the envelope's 503.
+        if (isGraphql && isDatabaseUnavailable(error)) {
+          return new Response(
+            JSON.stringify({
+              errors: [{ message: 'the service is temporarily unavailable, retry later', extensions: { code: 'UNAVAILABLE' } }],
+            }),
+            { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5' } }
+          )
+        }
+        throw error
+      }
       switch (begun.kind) {
         case 'claimed':
           claims.set(request, begun.claim)
