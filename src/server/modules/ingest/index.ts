@@ -11,8 +11,8 @@ import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { quotaHeaders } from '../usage'
 import { component, errors, jsonSchemaOf, ok } from '../../http/openapi'
 import { IngestAcceptedSchema, ingestBody, SessionParams, SessionResultSchema, SignalEvent } from './model'
-import { ScoringRuns, SessionQueue } from './queue'
-import { currentResult, ingestBatch, type SessionResult } from './service'
+import { GroupCommit, ScoringRuns, SessionQueue } from './queue'
+import { currentResult, ingestBatch, type SessionResult, type WriteJob, writeGroup } from './service'
 
 export { getSessionResult, purgeOldSignals, type SessionResult } from './service'
 
@@ -59,7 +59,12 @@ export function ingestModule(services: IngestServices) {
   const { db, clock } = services
   // One per app instance: batches of one session are written one at a time without holding a connection while they wait.
   // One scoring run per session at a time (plus one waiting), however many secret-key requests ask.
-  const lanes = { queue: new SessionQueue(), scoring: new ScoringRuns<SessionResult | null>() }
+  // Batches of different sessions share transactions (group commit) while earlier groups are being written.
+  const lanes = {
+    queue: new SessionQueue(),
+    writer: new GroupCommit<WriteJob>((jobs) => writeGroup(db, jobs)),
+    scoring: new ScoringRuns<SessionResult | null>(),
+  }
   return new Elysia({ name: 'ingest', prefix: '/v1' })
     .use(ingestCors())
     .use(bodyOptions)

@@ -90,3 +90,37 @@ export class ScoringRuns<T> {
     return run
   }
 }
+
+/**
+ * Group commit: jobs that arrive while `maxInFlight` groups are being written wait and go together
+ * into the next group (one transaction, one commit, one WAL flush), at most `maxGroup` at a time.
+ * A job arriving when a slot is free is written at once, so a quiet instance adds no latency; under
+ * load, groups grow by themselves. `flush` settles every job of its group.
+ */
+export class GroupCommit<J> {
+  private pending: J[] = []
+  private inFlight = 0
+
+  constructor(
+    private readonly flush: (jobs: J[]) => Promise<void>,
+    private readonly maxInFlight = 2,
+    private readonly maxGroup = 64
+  ) {}
+
+  add(job: J): void {
+    this.pending.push(job)
+    this.next()
+  }
+
+  private next(): void {
+    while (this.inFlight < this.maxInFlight && this.pending.length) {
+      const group = this.pending.splice(0, this.maxGroup)
+      this.inFlight++
+      const done = () => {
+        this.inFlight--
+        this.next()
+      }
+      this.flush(group).then(done, done)
+    }
+  }
+}

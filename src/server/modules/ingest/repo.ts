@@ -72,6 +72,11 @@ export async function appendBatch(
     where org_id = ${b.orgId} and session_id = ${b.sessionId}`
 }
 
+/** Undoes a session created in the current transaction (its batch goes with it: on delete cascade). */
+export async function deleteSession(tx: Tx, orgId: string, sessionId: string): Promise<void> {
+  await tx`delete from sessions where org_id = ${orgId} and session_id = ${sessionId}`
+}
+
 const RESULT_COLUMNS =
   'session_id, hcs, m3_score, verdict, reasons, signal_count, batch_count, model_version, first_seen_at, scored_at, scored_batches'
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto'
 import type { Signal } from '../../../scoring/signals'
 import { monthStartUtc } from '../../platform/clock'
 import type { Db, Tx } from '../../platform/db'
-import { ApiError } from '../../platform/errors'
+import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
 import * as repo from './repo'
-import type { ScoringRuns, SessionQueue } from './queue'
+import type { GroupCommit, ScoringRuns, SessionQueue } from './queue'
 import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
@@ -129,48 +129,161 @@ type Written = { accepted: number; quota: Quota }
  * and scores nothing, so its cost does not depend on the session's length.
  */
 async function writeBatch(tx: Tx, input: IngestInput, batch: Batch): Promise<Written> {
-  const { orgId, now, body } = input
+  const { orgId, now } = input
   const { quota, head, original } = await openSession(tx, input, batch)
   // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
   if (original !== null) return { accepted: original, quota }
   checkAdmissible(head, quota, now, batch.signals.length)
-  const seq = head.batch_count + 1
   // Sent together, the claim last: the counter row is locked only until the commit right after it,
   // and a refused claim rolls the stored batch back.
-  const [, quotaAfter] = await Promise.all([
-    repo.appendBatch(tx, {
-      orgId,
-      sessionId: body.session_id,
-      seq,
-      capturedAt: body.captured_at,
-      hash: batch.hash,
-      signalCount: batch.signals.length,
-      signalsJson: batch.json,
-      now,
-      sessionSignalCount: head.signal_count + batch.signals.length,
-      features: body.features,
-    }),
-    head.inserted ? claimSession(tx, orgId, now, quota) : quota,
-  ])
+  const [, quotaAfter] = await Promise.all([appendOf(tx, input, batch, head), head.inserted ? claimSession(tx, orgId, now, quota) : quota])
   return { accepted: batch.signals.length, quota: quotaAfter }
+}
+
+/** One batch waiting for its group's transaction. */
+export type WriteJob = { input: IngestInput; batch: Batch; resolve: (w: Written) => void; reject: (e: unknown) => void }
+
+const writeAlone = (db: Db, job: WriteJob) =>
+  db.tenant(job.input.orgId, (tx) => writeBatch(tx, job.input, job.batch)).then(job.resolve, job.reject)
+
+/** Sent at once (a postgres.js query runs only when awaited or executed), so it precedes the job's statements on the wire. */
+const setOrg = (tx: Tx, orgId: string) => tx`select set_config('app.org_id', ${orgId}, true)`.execute()
+
+/**
+ * Group commit: writes the batches of `jobs` (different sessions, any organizations) in one
+ * transaction with one commit, each exactly as writeBatch would, and settles each job after the
+ * commit (a batch is acknowledged only once durable). Statements are pipelined: all jobs' opening
+ * statements in one round trip, all writes in a second, undoing refused new sessions in a rare third.
+ *
+ * Row-level security as in db.tenant: role bss_tenant for the transaction, and `app.org_id` set to
+ * each job's organization right before that job's statements (pipelined statements run in order).
+ * Session rows are locked in (org, session) order and counter rows after them in org order, the same
+ * order as a single batch's transaction, so groups of two instances cannot deadlock. A database error
+ * aborts the group; then each batch is written again alone, so one bad batch fails alone.
+ */
+export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
+  if (jobs.length === 1) return writeAlone(db, jobs[0]!)
+  jobs.sort((a, b) => cmp(a.input.orgId, b.input.orgId) || cmp(a.input.body.session_id, b.input.body.session_id))
+  let outcomes: (Written | ApiError)[]
+  try {
+    outcomes = await db.sql.begin((tx) => groupTransaction(tx, jobs))
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) {
+      for (const job of jobs) job.reject(error)
+      return
+    }
+    await Promise.all(jobs.map((job) => writeAlone(db, job)))
+    return
+  }
+  jobs.forEach((job, i) => {
+    const outcome = outcomes[i]!
+    if (outcome instanceof ApiError) job.reject(outcome)
+    else job.resolve(outcome)
+  })
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+async function groupTransaction(tx: Tx, jobs: WriteJob[]): Promise<(Written | ApiError)[]> {
+  await tx`select set_config('role', 'bss_tenant', true)`
+  // Round trip 1: open every session (create or lock), read its quota and probe for a retry.
+  const scopes: Promise<unknown>[] = []
+  const opens = jobs.map((job) => {
+    scopes.push(setOrg(tx, job.input.orgId))
+    return openSession(tx, job.input, job.batch)
+  })
+  const [, opened] = await Promise.all([Promise.all(scopes), Promise.allSettled(opens)])
+  const outcomes: (Written | ApiError | undefined)[] = []
+  const undo: number[] = []
+  const writes: { i: number; head: repo.SessionHead; quota: Quota }[] = []
+  opened.forEach((r, i) => {
+    if (r.status === 'rejected') {
+      if (!(r.reason instanceof ApiError)) throw r.reason
+      outcomes[i] = r.reason
+      return
+    }
+    const { quota, head, original } = r.value
+    if (original !== null) {
+      outcomes[i] = { accepted: original, quota }
+      return
+    }
+    try {
+      checkAdmissible(head, quota, jobs[i]!.input.now, jobs[i]!.batch.signals.length)
+      writes.push({ i, head, quota })
+    } catch (refusal) {
+      if (!(refusal instanceof ApiError)) throw refusal
+      outcomes[i] = refusal
+      if (head.inserted) undo.push(i)
+    }
+  })
+  // Round trip 2: store the admitted batches and claim their new sessions; drop refused new sessions.
+  const steps: Promise<unknown>[] = []
+  for (const i of undo) {
+    steps.push(setOrg(tx, jobs[i]!.input.orgId), repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id))
+  }
+  const stored = writes.map(({ i, head, quota }) => {
+    const { input, batch } = jobs[i]!
+    steps.push(setOrg(tx, input.orgId))
+    return Promise.all([appendOf(tx, input, batch, head), head.inserted ? claimSession(tx, input.orgId, input.now, quota) : quota])
+  })
+  const [, written] = await Promise.all([Promise.all(steps), Promise.allSettled(stored)])
+  const refused: number[] = []
+  written.forEach((r, k) => {
+    const { i } = writes[k]!
+    if (r.status === 'fulfilled') outcomes[i] = { accepted: jobs[i]!.batch.signals.length, quota: r.value[1] }
+    else if (r.reason instanceof ApiError) {
+      // The month's limit was reached by an earlier claim: this new session and its batch go.
+      outcomes[i] = r.reason
+      refused.push(i)
+    } else throw r.reason
+  })
+  // Round trip 3, only when a claim was refused.
+  if (refused.length) {
+    await Promise.all(
+      refused.flatMap((i) => [
+        setOrg(tx, jobs[i]!.input.orgId),
+        repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id),
+      ])
+    )
+  }
+  return outcomes as (Written | ApiError)[]
+}
+
+function appendOf(tx: Tx, { orgId, now, body }: IngestInput, batch: Batch, head: repo.SessionHead) {
+  return repo.appendBatch(tx, {
+    orgId,
+    sessionId: body.session_id,
+    seq: head.batch_count + 1,
+    capturedAt: body.captured_at,
+    hash: batch.hash,
+    signalCount: batch.signals.length,
+    signalsJson: batch.json,
+    now,
+    sessionSignalCount: head.signal_count + batch.signals.length,
+    features: body.features,
+  })
 }
 
 /**
  * Appends one batch to its session. Creating a session and counting it toward the month (usage's
  * claimSession) happen in one transaction, so any number of instances never exceed the plan.
  * Batches of one session are written one at a time through `lanes.queue` (no connection is held while
- * waiting). The session's score is computed only when `withResult` (a secret key: its answer carries
- * the result), after the write has committed and outside the session's turn.
+ * waiting), and batches of different sessions share transactions through `lanes.writer` (group
+ * commit) when given. The session's score is computed only when `withResult` (a secret key: its
+ * answer carries the result), after the write has committed and outside the session's turn.
  */
 export async function ingestBatch(
   db: Db,
-  lanes: { queue: SessionQueue; scoring?: ScoringRuns<SessionResult | null> },
+  lanes: { queue: SessionQueue; writer?: GroupCommit<WriteJob>; scoring?: ScoringRuns<SessionResult | null> },
   input: IngestInput,
   withResult: boolean
 ): Promise<IngestOutcome> {
   const batch = prepareBatch(input)
+  const { writer } = lanes
   const written = await lanes.queue.run(`${input.orgId}/${input.body.session_id}`, () =>
-    db.tenant(input.orgId, (tx) => writeBatch(tx, input, batch))
+    writer
+      ? new Promise<Written>((resolve, reject) => writer.add({ input, batch, resolve, reject }))
+      : db.tenant(input.orgId, (tx) => writeBatch(tx, input, batch))
   )
   if (!withResult) return written
   const result = await currentResult(db, input.orgId, input.body.session_id, input.now, lanes.scoring)
