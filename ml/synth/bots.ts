@@ -74,8 +74,14 @@ type TouchStyle = { radius: () => number; pressure: () => number; profile: Profi
 function bezier(rng: Rng, a: Point, b: Point, curve: number): (s: number) => Point {
   const dx = b.x - a.x
   const dy = b.y - a.y
-  const c1 = { x: a.x + dx * rng.uniform(0.2, 0.4) - dy * rng.uniform(-curve, curve), y: a.y + dy * rng.uniform(0.2, 0.4) + dx * rng.uniform(-curve, curve) }
-  const c2 = { x: a.x + dx * rng.uniform(0.6, 0.8) - dy * rng.uniform(-curve, curve), y: a.y + dy * rng.uniform(0.6, 0.8) + dx * rng.uniform(-curve, curve) }
+  const c1 = {
+    x: a.x + dx * rng.uniform(0.2, 0.4) - dy * rng.uniform(-curve, curve),
+    y: a.y + dy * rng.uniform(0.2, 0.4) + dx * rng.uniform(-curve, curve),
+  }
+  const c2 = {
+    x: a.x + dx * rng.uniform(0.6, 0.8) - dy * rng.uniform(-curve, curve),
+    y: a.y + dy * rng.uniform(0.6, 0.8) + dx * rng.uniform(-curve, curve),
+  }
   const at = (u: number): Point => {
     const v = 1 - u
     return {
@@ -109,11 +115,13 @@ class BotActor implements Actor {
 
   constructor(
     readonly rng: Rng,
-    readonly style: BotStyle,
+    readonly style: BotStyle
   ) {
     this.rec = new Recorder(style.clock)
     this.dpr = rng.pick([1, 1, 1.25, 2])
-    this.viewport = style.touch ? { w: rng.uniform(360, 430), h: rng.uniform(640, 932) } : { w: rng.pick([1280, 1366, 1440, 1920, 800]), h: rng.pick([720, 768, 900, 1080, 600]) }
+    this.viewport = style.touch
+      ? { w: rng.uniform(360, 430), h: rng.uniform(640, 932) }
+      : { w: rng.pick([1280, 1366, 1440, 1920, 800]), h: rng.pick([720, 768, 900, 1080, 600]) }
     this.pos = { x: rng.uniform(0, this.viewport.w), y: rng.uniform(0, this.viewport.h) }
     this.t = rng.uniform(20, 1500)
   }
@@ -169,7 +177,10 @@ class BotActor implements Actor {
   click(target: Target): void {
     const { rng, style } = this
     const aim = { x: target.x + (style.offset() * target.w) / 2, y: target.y + (style.offset() * target.h) / 2 }
-    if (style.touch) return this.tap(target, aim)
+    if (style.touch) {
+      this.tap(target, aim)
+      return
+    }
     this.moveTo(aim, target.w)
     if (!style.move && style.hover) {
       this.pos = aim
@@ -222,7 +233,14 @@ class BotActor implements Actor {
       u = Math.min(1, (this.t - start) / duration)
       const s = touch.profile(u)
       const p = { x: from.x + (to.x - from.x) * s, y: from.y + (to.y - from.y) * s }
-      this.emit({ t: this.t, k: u < 1 ? 'tm' : 'te', x: quantise(p.x, this.dpr), y: quantise(p.y, this.dpr), r: touch.radius(), p: touch.pressure() })
+      this.emit({
+        t: this.t,
+        k: u < 1 ? 'tm' : 'te',
+        x: quantise(p.x, this.dpr),
+        y: quantise(p.y, this.dpr),
+        r: touch.radius(),
+        p: touch.pressure(),
+      })
     }
   }
 
@@ -232,7 +250,10 @@ class BotActor implements Actor {
 
   wander(): void {
     const { rng } = this
-    if (this.style.touch) return this.swipe(rng.uniform(30, 120))
+    if (this.style.touch) {
+      this.swipe(rng.uniform(30, 120))
+      return
+    }
     this.moveTo({ x: rng.uniform(0, this.viewport.w), y: rng.uniform(0, this.viewport.h) }, 100)
   }
 
@@ -340,7 +361,9 @@ function curvedBotStyle(rng: Rng, profile: Profile): BotStyle {
     offset: between(rng, -0.7, 0.7),
     latency: between(rng, lo, lo + rng.uniform(40, 250)),
     keyHold: between(rng, 20, 120),
-    scroll: rng.chance(0.5) ? SCROLLS.fixed(rng.pick([100, 120, 53]), between(rng, 30, 150)) : SCROLLS.smooth(rng.pick([10, 20, 40]), timerJitter(rng, 16)),
+    scroll: rng.chance(0.5)
+      ? SCROLLS.fixed(rng.pick([100, 120, 53]), between(rng, 30, 150))
+      : SCROLLS.smooth(rng.pick([10, 20, 40]), timerJitter(rng, 16)),
   }
 }
 
@@ -406,7 +429,8 @@ function emptySession(rng: Rng): Signal[] {
   const r = rng.next()
   const t = rng.uniform(10, 3000)
   if (r < 0.25) return []
-  if (r < 0.5) return Array.from({ length: rng.int(1, 4) }, (_, i) => ({ t: t + i * rng.uniform(0, 500), k: rng.pick(['f', 'b', 'v', 'r'] as const) }))
+  if (r < 0.5)
+    return Array.from({ length: rng.int(1, 4) }, (_, i) => ({ t: t + i * rng.uniform(0, 500), k: rng.pick(['f', 'b', 'v', 'r'] as const) }))
   if (r < 0.7) return [{ t, k: 'c', x: rng.int(0, 1280), y: rng.int(0, 720), ...(rng.chance(0.5) ? { ox: 0, oy: 0 } : {}) }]
   if (r < 0.85) return Array.from({ length: rng.int(1, 4) }, (_, i) => ({ t: t + i * 16, k: 'mm', x: 100 + i * 10, y: 200 }))
   return [{ t, k: 's', dy: rng.pick([100, 500, 1000]) }]
@@ -447,7 +471,15 @@ export const BOT_FAMILIES = {
   /** form fillers typing with one fixed delay and hold */
   typing_fixed: (rng: Rng) => {
     const style = baseStyle(rng)
-    if (rng.chance(0.6)) style.move = { curve: 0, profile: PROFILES.constant, duration: atSpeed(rng.uniform(0.5, 3)), interval: loopInterval(rng), jitter: 0, overshoot: 0 }
+    if (rng.chance(0.6))
+      style.move = {
+        curve: 0,
+        profile: PROFILES.constant,
+        duration: atSpeed(rng.uniform(0.5, 3)),
+        interval: loopInterval(rng),
+        jitter: 0,
+        overshoot: 0,
+      }
     const delay = rng.pick([30, 50, 75, 100, 120, 150, 200])
     style.latency = rng.chance(0.5) ? timerJitter(rng, delay) : fixed(delay)
     const hold = rng.pick([0.2, 10, 20, 30, 50])
@@ -470,7 +502,14 @@ export const BOT_FAMILIES = {
   cdp_burst: (rng: Rng) => {
     const style = baseStyle(rng)
     const burst = () => (rng.chance(0.92) ? rng.uniform(0.02, 1.5) : rng.uniform(16, 300))
-    style.move = { curve: rng.chance(0.5) ? 0 : rng.uniform(0.1, 0.4), profile: PROFILES.constant, duration: between(rng, 5, 40), interval: burst, jitter: 0, overshoot: 0 }
+    style.move = {
+      curve: rng.chance(0.5) ? 0 : rng.uniform(0.1, 0.4),
+      profile: PROFILES.constant,
+      duration: between(rng, 5, 40),
+      interval: burst,
+      jitter: 0,
+      overshoot: 0,
+    }
     style.dwell = between(rng, 0.05, 1.5)
     style.hold = between(rng, 0.05, 1.5)
     style.latency = between(rng, 0.05, 1.5)

@@ -93,14 +93,21 @@ function planReach(rng: Rng, env: DesktopEnv, from: Point, aim: Point, width: nu
       rng.normal(0, 0.5),
       prev.t0 + Math.exp(prev.mu) * 1000 * rng.uniform(0.85, 1.3),
       Math.log(rng.uniform(0.1, 0.22)),
-      s,
+      s
     )
     comps.push(c)
     end = add(end, displacement(c, 1))
     prev = c
   }
   const amp = env.tremorAmp * rng.uniform(0.6, 1.4)
-  const tremor = [amp, amp * rng.uniform(0.5, 1), env.tremorHz + rng.normal(0, 0.5), env.tremorHz + rng.normal(0, 0.5), rng.uniform(0, 7), rng.uniform(0, 7)]
+  const tremor = [
+    amp,
+    amp * rng.uniform(0.5, 1),
+    env.tremorHz + rng.normal(0, 0.5),
+    env.tremorHz + rng.normal(0, 0.5),
+    rng.uniform(0, 7),
+    rng.uniform(0, 7),
+  ]
   return { from, comps, start, end: Math.max(...comps.map(endOf)), tremor }
 }
 
@@ -117,8 +124,22 @@ function reachAt(r: Reach, t: number): Point {
 
 function typingProfile(rng: Rng, mobile: boolean): TypingProfile {
   return mobile
-    ? { latency: rng.uniform(200, 420), latencySigma: rng.uniform(0.35, 0.55), hold: rng.uniform(55, 100), holdSigma: rng.uniform(0.15, 0.3), errors: rng.uniform(0, 0.06), unidentified: rng.chance(0.5) }
-    : { latency: rng.uniform(110, 320), latencySigma: rng.uniform(0.3, 0.55), hold: rng.uniform(70, 130), holdSigma: rng.uniform(0.15, 0.35), errors: rng.uniform(0, 0.05), unidentified: false }
+    ? {
+        latency: rng.uniform(200, 420),
+        latencySigma: rng.uniform(0.35, 0.55),
+        hold: rng.uniform(55, 100),
+        holdSigma: rng.uniform(0.15, 0.3),
+        errors: rng.uniform(0, 0.06),
+        unidentified: rng.chance(0.5),
+      }
+    : {
+        latency: rng.uniform(110, 320),
+        latencySigma: rng.uniform(0.3, 0.55),
+        hold: rng.uniform(70, 130),
+        holdSigma: rng.uniform(0.15, 0.35),
+        errors: rng.uniform(0, 0.05),
+        unidentified: false,
+      }
 }
 
 /** log-normal latencies (longer around spaces, occasional thinking pauses), log-normal holds, typos fixed with backspace */
@@ -267,7 +288,8 @@ class DesktopHuman implements Actor {
     for (let i = 0; i < notches; i++) {
       const gap = Math.max(8, rng.logNormal(55, 0.6))
       this.t += gap
-      const dy = env.scroll === 'wheel_accel' ? Math.max(1, Math.round(240 / gap)) * 4 : env.wheelStep * (gap < 20 && rng.chance(0.5) ? 2 : 1)
+      const dy =
+        env.scroll === 'wheel_accel' ? Math.max(1, Math.round(240 / gap)) * 4 : env.wheelStep * (gap < 20 && rng.chance(0.5) ? 2 : 1)
       this.rec.push({ t: this.t, k: 's', dy: sign * dy })
     }
   }
@@ -350,7 +372,8 @@ class MobileHuman implements Actor {
     this.touch('ts', this.t, aim, base)
     const hold = rng.logNormal(85, 0.35)
     const end = this.t + hold
-    for (let i = rng.int(0, 2); i > 0; i--) this.touch('tm', this.t + (hold * (3 - i)) / 3, { x: aim.x + rng.normal(0, 1), y: aim.y + rng.normal(0, 1) }, base)
+    for (let i = rng.int(0, 2); i > 0; i--)
+      this.touch('tm', this.t + (hold * (3 - i)) / 3, { x: aim.x + rng.normal(0, 1), y: aim.y + rng.normal(0, 1) }, base)
     this.t = end
     this.touch('te', this.t, aim, base)
     this.t += rng.uniform(1, 12)
@@ -363,13 +386,20 @@ class MobileHuman implements Actor {
 
   /** a finger fling: a lognormal stroke lifted before it fully stops (touch scrolling fires no wheel events) */
   private swipe(length: number): void {
-    const { rng, env, viewport } = this
+    const { rng, viewport } = this
     const from = { x: rng.uniform(0.2, 0.8) * viewport.w, y: rng.uniform(0.45, 0.85) * viewport.h }
     const up = rng.chance(0.8)
     const sigma = rng.uniform(0.2, 0.4)
     const mu = Math.log(0.8 * rng.uniform(0.12, 0.38)) - 2 * sigma
     const start = this.nextFrame(this.t)
-    const c = submovement(length, (up ? -Math.PI / 2 : Math.PI / 2) + rng.normal(0, 0.15), rng.normal(0, 0.3), start - Math.exp(mu - 3 * sigma) * 1000, mu, sigma)
+    const c = submovement(
+      length,
+      (up ? -Math.PI / 2 : Math.PI / 2) + rng.normal(0, 0.15),
+      rng.normal(0, 0.3),
+      start - Math.exp(mu - 3 * sigma) * 1000,
+      mu,
+      sigma
+    )
     const lift = rng.uniform(0.7, 0.99)
     const base = this.contact()
     this.touch('ts', start, from, base)
