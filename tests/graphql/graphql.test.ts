@@ -59,10 +59,11 @@ describe('authentication', () => {
     expect401(await gql(h.app, {}, '', undefined, '[{"query":"{ a }"}]'))
   })
 
-  it('serves POST only: GET /graphql is a 404 in the error envelope', async () => {
+  it('serves POST only: GET /graphql is a 405 with Allow: POST in the error envelope', async () => {
     const res = await h.json('GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${h.a.jwt}` } })
-    expect(res.status).toBe(404)
-    expect(res.body.error.code).toBe('not_found')
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toBe('POST')
+    expect(res.body.error.code).toBe('method_not_allowed')
   })
 })
 
