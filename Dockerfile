@@ -2,7 +2,7 @@
 # Build stage: production dependencies exactly as package-lock.json pins them (--frozen-lockfile:
 # Bun reads the npm lockfile and refuses to install if package.json disagrees with it; `npm ci` would
 # need the lockfile's entries for every platform's optional packages), install scripts off, then the
-# postgres.js fix (scripts/patch-postgres.cjs) and the browser SDK and pages bundled to dist/web.
+# postgres.js fix (scripts/patch-postgres.cjs).
 # Bun 1.4.5 is the version package-lock.json pins for development.
 FROM oven/bun:1.4.5 AS build
 WORKDIR /app
@@ -10,6 +10,14 @@ COPY package.json package-lock.json ./
 RUN bun install --production --frozen-lockfile --ignore-scripts
 COPY scripts/patch-postgres.cjs scripts/
 RUN bun scripts/patch-postgres.cjs
+COPY . .
+
+# Web stage: every dependency (the /docs renderer is a devDependency), then the browser SDK, the pages
+# and the renderer's pinned bundle to dist/web; only dist/web leaves this stage.
+FROM oven/bun:1.4.5 AS web
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN bun install --frozen-lockfile --ignore-scripts
 COPY . .
 RUN bun scripts/build-web.ts
 
@@ -24,7 +32,7 @@ COPY --from=build --chown=bun:bun /app/src/server ./src/server
 COPY --from=build --chown=bun:bun /app/src/scoring ./src/scoring
 COPY --from=build --chown=bun:bun /app/sql ./sql
 COPY --from=build --chown=bun:bun /app/tenants ./tenants
-COPY --from=build --chown=bun:bun /app/dist/web ./dist/web
+COPY --from=web --chown=bun:bun /app/dist/web ./dist/web
 USER bun
 EXPOSE 3000
 # The port the server listens on, whatever PORT is set to at run time (docker run -e PORT=8080).

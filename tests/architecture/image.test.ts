@@ -142,6 +142,8 @@ describe('the Docker image', () => {
           ['/sdk/v1.js', 'sdk.js'],
           ['/assets/dashboard.js', 'dashboard.js'],
           ['/assets/app.css', 'app.css'],
+          // the /docs renderer is a devDependency: the image serves the bundle build-web copied
+          ['/docs/assets/api-reference.js', 'api-reference.js'],
         ] as const) {
           const res = await fetch(base + path)
           expect(res.status).toBe(200)

@@ -100,12 +100,22 @@ const STORAGE = `(() => {
 type Asset = { body: string; etag: string }
 const asset = (body: string): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` })
 
+/** Where scripts/build-web.ts copies the renderer for the image, which installs no devDependencies. */
+export const PREBUILT_RENDERER = join(import.meta.dir, '..', '..', '..', '..', 'dist', 'web', 'api-reference.js')
+
+/** The renderer's browser bundle in node_modules (a devDependency: 260 packages the server never imports). */
+export function rendererSource(): string | undefined {
+  try {
+    // The package's entry is dist/index.js; the browser bundle sits beside it.
+    return join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js')
+  } catch {
+    return undefined
+  }
+}
+
 let renderer: Asset | undefined
 function rendererBundle(): Asset {
-  // The package's entry is dist/index.js; the browser bundle sits beside it.
-  renderer ??= asset(
-    readFileSync(join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js'), 'utf8')
-  )
+  renderer ??= asset(readFileSync(rendererSource() ?? PREBUILT_RENDERER, 'utf8'))
   return renderer
 }
 const init = asset(INIT)
