@@ -32,7 +32,7 @@ export function quantiseTime(signals: readonly Signal[], stepMs: number): Signal
  */
 export function quantisePositions(signals: readonly Signal[], dpr: number): Signal[] {
   if (!(dpr > 0)) throw new Error('dpr must be positive')
-  const q = (v: number) => Math.round(Math.round(v * dpr) / dpr * 10) / 10
+  const q = (v: number) => Math.round((Math.round(v * dpr) / dpr) * 10) / 10
   return signals.map((e) => (e.x !== undefined && e.y !== undefined ? { ...e, x: q(e.x), y: q(e.y) } : { ...e }))
 }
 

@@ -24,23 +24,91 @@ export type GeneratedFamily = {
 
 /** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run (made on first use) */
 let recorded: Signal[][] | null = null
-const recordedRhythms = () => (recorded ??= Array.from({ length: 5 }, (_, i) => humanTypingSession(createRng(deriveSeed(1301, 'recorded-rhythm', i)))))
+const recordedRhythms = () =>
+  (recorded ??= Array.from({ length: 5 }, (_, i) => humanTypingSession(createRng(deriveSeed(1301, 'recorded-rhythm', i)))))
 
 export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
   { name: 'ghost_cursor', kind: 'bot', modality: 'pointer', source: 'ghost-cursor@1.4.2', make: LIBRARY_FAMILIES.ghost_cursor },
-  { name: 'ghost_cursor_timestamps', kind: 'bot', modality: 'pointer', source: 'ghost-cursor@1.4.2 (useTimestamps)', make: LIBRARY_FAMILIES.ghost_cursor_timestamps },
-  { name: 'ghost_cursor_playwright', kind: 'bot', modality: 'pointer', source: 'ghost-cursor-playwright@2.1.0', make: LIBRARY_FAMILIES.ghost_cursor_playwright },
-  { name: 'ulixee_hero', kind: 'bot', modality: 'mixed', source: '@ulixee/default-human-emulator@2.0.0-alpha.34', make: LIBRARY_FAMILIES.ulixee_hero },
-  { name: 'windmouse_npm', kind: 'bot', modality: 'pointer', source: 'windmouse@1.0.5 (algorithm copied, checked against the package)', make: LIBRARY_FAMILIES.windmouse_npm },
-  { name: 'windmouse_land', kind: 'bot', modality: 'pointer', source: "project (Benjamin Land's published WindMouse)", make: LIBRARY_FAMILIES.windmouse_land },
-  { name: 'humanizer_bezier', kind: 'bot', modality: 'pointer', source: 'bezier-js@6.1.4 + easing functions (project)', make: humanizerBezier },
-  { name: 'touch_bezier_swipe', kind: 'bot', modality: 'touch', source: 'bezier-js@6.1.4 + Puppeteer/Playwright touchscreen contacts (project)', make: touchBezierSwipe },
-  { name: 'puppeteer_humanize_typing', kind: 'bot', modality: 'mixed', source: '@forad/puppeteer-humanize@1.1.8 typeInto defaults (replayed from its source, MIT)', make: puppeteerHumanizeTyping },
-  { name: 'typing_fixed_delay', kind: 'bot', modality: 'keyboard', source: "project (Puppeteer page.type's { delay })", make: typingFixedDelay },
+  {
+    name: 'ghost_cursor_timestamps',
+    kind: 'bot',
+    modality: 'pointer',
+    source: 'ghost-cursor@1.4.2 (useTimestamps)',
+    make: LIBRARY_FAMILIES.ghost_cursor_timestamps,
+  },
+  {
+    name: 'ghost_cursor_playwright',
+    kind: 'bot',
+    modality: 'pointer',
+    source: 'ghost-cursor-playwright@2.1.0',
+    make: LIBRARY_FAMILIES.ghost_cursor_playwright,
+  },
+  {
+    name: 'ulixee_hero',
+    kind: 'bot',
+    modality: 'mixed',
+    source: '@ulixee/default-human-emulator@2.0.0-alpha.34',
+    make: LIBRARY_FAMILIES.ulixee_hero,
+  },
+  {
+    name: 'windmouse_npm',
+    kind: 'bot',
+    modality: 'pointer',
+    source: 'windmouse@1.0.5 (algorithm copied, checked against the package)',
+    make: LIBRARY_FAMILIES.windmouse_npm,
+  },
+  {
+    name: 'windmouse_land',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (Benjamin Land's published WindMouse)",
+    make: LIBRARY_FAMILIES.windmouse_land,
+  },
+  {
+    name: 'humanizer_bezier',
+    kind: 'bot',
+    modality: 'pointer',
+    source: 'bezier-js@6.1.4 + easing functions (project)',
+    make: humanizerBezier,
+  },
+  {
+    name: 'touch_bezier_swipe',
+    kind: 'bot',
+    modality: 'touch',
+    source: 'bezier-js@6.1.4 + Puppeteer/Playwright touchscreen contacts (project)',
+    make: touchBezierSwipe,
+  },
+  {
+    name: 'puppeteer_humanize_typing',
+    kind: 'bot',
+    modality: 'mixed',
+    source: '@forad/puppeteer-humanize@1.1.8 typeInto defaults (replayed from its source, MIT)',
+    make: puppeteerHumanizeTyping,
+  },
+  {
+    name: 'typing_fixed_delay',
+    kind: 'bot',
+    modality: 'keyboard',
+    source: "project (Puppeteer page.type's { delay })",
+    make: typingFixedDelay,
+  },
   { name: 'typing_uniform_delay', kind: 'bot', modality: 'keyboard', source: 'project', make: typingUniformDelay },
   { name: 'typing_zero_hold', kind: 'bot', modality: 'keyboard', source: 'project', make: typingZeroHold },
-  { name: 'typing_replayed_rhythm', kind: 'bot', modality: 'keyboard', source: 'project (replays typing_real_figures recordings)', make: (rng) => typingReplayedRhythm(rng, recordedRhythms()), crossSessionOnly: true },
-  { name: 'typing_real_figures', kind: 'human', modality: 'keyboard', source: 'project (136M Keystrokes figures, README)', make: (rng) => humanTypingSession(rng) },
+  {
+    name: 'typing_replayed_rhythm',
+    kind: 'bot',
+    modality: 'keyboard',
+    source: 'project (replays typing_real_figures recordings)',
+    make: (rng) => typingReplayedRhythm(rng, recordedRhythms()),
+    crossSessionOnly: true,
+  },
+  {
+    name: 'typing_real_figures',
+    kind: 'human',
+    modality: 'keyboard',
+    source: 'project (136M Keystrokes figures, README)',
+    make: (rng) => humanTypingSession(rng),
+  },
 ]
 
 export function generatorFamily(name: string): GeneratedFamily {
@@ -50,6 +118,15 @@ export function generatorFamily(name: string): GeneratedFamily {
 }
 
 export { stitchStrokes, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
-export { stripFields, quantiseTime, quantisePositions, resamplePointer, randomCaptureProfile, applyCapture, type CaptureField, type CaptureProfile } from './augment'
+export {
+  stripFields,
+  quantiseTime,
+  quantisePositions,
+  resamplePointer,
+  randomCaptureProfile,
+  applyCapture,
+  type CaptureField,
+  type CaptureProfile,
+} from './augment'
 export { typingFigures, REAL_TYPING_PERCENTILES, REAL_KEY_MIX, PERCENTILE_LEVELS, FIGURE_NAMES, type TypingFigures } from './figures'
 export { humanTypingSession, sampleTypingProfile, type TypingProfile } from './typing-human'

@@ -38,7 +38,18 @@ function extraSleep(rng: Rng): () => number {
 /** keys typed through the driver: down, hold, up, delay; the defaults of page.type/keyboard.type or a random delay */
 function driverTyping(rng: Rng, rtt: () => number): (visit: Visit, keys: KeyClass[]) => void {
   const r = rng.next()
-  const delay = r < 0.4 ? () => 0 : r < 0.7 ? ((d) => () => d)(rng.pick([10, 20, 50, 100, 150])) : ((a, b) => () => rng.uniform(a, b))(rng.uniform(20, 120), rng.uniform(150, 400))
+  const delay =
+    r < 0.4
+      ? () => 0
+      : r < 0.7
+        ? (
+            (d) => () =>
+              d
+          )(rng.pick([10, 20, 50, 100, 150]))
+        : (
+            (a, b) => () =>
+              rng.uniform(a, b)
+          )(rng.uniform(20, 120), rng.uniform(150, 400))
   return (visit, keys) => {
     for (const kc of keys) {
       if (kc === 'mod') continue // page.type('A') sends no Shift
@@ -69,7 +80,13 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
 
   const play = (visit: Visit, to: Point & { width?: number; height?: number }, spreadOverride?: number) => {
     // path() returns TimedVector[] (with `timestamp`) when useTimestamps is set, Vector[] otherwise
-    const points = finitePoints(withSeededGlobals(rng, () => visit.t, () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps }) as (Point & { timestamp?: number })[]))
+    const points = finitePoints(
+      withSeededGlobals(
+        rng,
+        () => visit.t,
+        () => ghostPath(visit.pos, to, { spreadOverride, moveSpeed, useTimestamps }) as (Point & { timestamp?: number })[]
+      )
+    )
     if (!points.length) return
     if (useTimestamps) {
       const t0 = points[0]!.timestamp ?? 0
@@ -87,7 +104,11 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
       }
       const to = box ? { ...dest, width: box.width, height: box.height } : dest
       if (dist(visit.pos, dest) > threshold) {
-        const over = withSeededGlobals(rng, () => visit.t, () => ghostOvershoot(dest, radius))
+        const over = withSeededGlobals(
+          rng,
+          () => visit.t,
+          () => ghostOvershoot(dest, radius)
+        )
         play(visit, over)
         play(visit, to, spread)
       } else play(visit, to)
@@ -138,7 +159,16 @@ function ghostCursorPlaywrightScript(rng: Rng): Script {
   // utils.randomValue of the package: an integer in [min, max)
   const randomValue = (min: number, max: number) => ~~(rng.next() * (~~max - Math.ceil(min))) + Math.ceil(min)
   const trace = (visit: Visit, to: Point, spread?: number) =>
-    visit.playPath(finitePoints(withSeededGlobals(rng, () => visit.t, () => gcpPath(visit.pos, to, spread) as Point[])), rtt)
+    visit.playPath(
+      finitePoints(
+        withSeededGlobals(
+          rng,
+          () => visit.t,
+          () => gcpPath(visit.pos, to, spread) as Point[]
+        )
+      ),
+      rtt
+    )
   return {
     moveTo(visit, dest, box) {
       if (randomMoves) {
@@ -149,11 +179,20 @@ function ghostCursorPlaywrightScript(rng: Rng): Script {
         }
       }
       if (!box || dist(visit.pos, dest) <= 500) return trace(visit, dest)
-      const over = withSeededGlobals(rng, () => visit.t, () => gcpOvershoot(dest, 120))
+      const over = withSeededGlobals(
+        rng,
+        () => visit.t,
+        () => gcpOvershoot(dest, 120)
+      )
       trace(visit, over)
       trace(visit, { ...dest, width: box.width, height: box.height } as Point, 10)
     },
-    aim: (_visit, b) => withSeededGlobals(rng, () => 0, () => GcpCursor.prototype.getRandomPointInsideElem.call(null, b, padding)),
+    aim: (_visit, b) =>
+      withSeededGlobals(
+        rng,
+        () => 0,
+        () => GcpCursor.prototype.getRandomPointInsideElem.call(null, b, padding)
+      ),
     hold: () => randomValue(...waitBetweenClick) + rtt(),
     hesitate: () => randomValue(...waitBeforeClick) + rtt(),
     sleep: extra,
@@ -193,18 +232,29 @@ type EmulatorInstance = {
  */
 function ulixeeScript(rng: Rng): Script {
   const E = DefaultHumanEmulator as unknown as HumanEmulatorStatics & { new (): EmulatorInstance }
-  const emulator = withSeededGlobals(rng, () => 0, () => new E())
+  const emulator = withSeededGlobals(
+    rng,
+    () => 0,
+    () => new E()
+  )
   const rtt = roundTrip(rng)
   const extra = extraSleep(rng)
-  const perChar = withSeededGlobals(rng, () => 0, () => emulator.calculateMillisPerChar())
+  const perChar = withSeededGlobals(
+    rng,
+    () => 0,
+    () => emulator.calculateMillisPerChar()
+  )
   return {
     moveTo(visit, dest, box) {
-      const vector = withSeededGlobals(rng, () => visit.t, () =>
-        generateVector(visit.pos, dest, box ? box.width : 1, E.minMoveVectorPoints, E.maxMoveVectorPoints, {
-          threshold: E.overshootThreshold,
-          radius: E.overshootRadius,
-          spread: E.overshootSpread,
-        }),
+      const vector = withSeededGlobals(
+        rng,
+        () => visit.t,
+        () =>
+          generateVector(visit.pos, dest, box ? box.width : 1, E.minMoveVectorPoints, E.maxMoveVectorPoints, {
+            threshold: E.overshootThreshold,
+            radius: E.overshootRadius,
+            spread: E.overshootSpread,
+          })
       )
       visit.playPath(vector, rtt)
     },
@@ -222,7 +272,7 @@ function ulixeeScript(rng: Rng): Script {
       const steps = rng.int(10, 25)
       let done = 0
       for (let i = 1; i <= steps; i++) {
-        const next = Math.round(total * (1 - Math.cos((Math.PI * i) / steps)) / 2)
+        const next = Math.round((total * (1 - Math.cos((Math.PI * i) / steps))) / 2)
         visit.sleep(rng.next() * E.maxScrollDelayMillis + rtt())
         if (next !== done) visit.wheel(next - done)
         done = next
@@ -230,7 +280,11 @@ function ulixeeScript(rng: Rng): Script {
     },
     type: (visit, keys) => {
       for (const kc of keys) {
-        const step = withSeededGlobals(rng, () => visit.t, () => emulator.getKeyboardCommandWithDelay({ string: 'a' }, perChar))
+        const step = withSeededGlobals(
+          rng,
+          () => visit.t,
+          () => emulator.getKeyboardCommandWithDelay({ string: 'a' }, perChar)
+        )
         const down = visit.t + rtt()
         const up = down + step.keyboardKeyupDelay
         visit.key(kc, down, up)
@@ -247,7 +301,14 @@ function ulixeeScript(rng: Rng): Script {
 function windMouseNpmScript(rng: Rng): Script {
   const readme = rng.chance(0.5)
   const settings = readme
-    ? { gravity: Math.ceil(rng.next() * 10), wind: Math.ceil(rng.next() * 10), minWait: 2, maxWait: Math.ceil(rng.next() * 5), maxStep: Math.ceil(rng.next() * 3), targetArea: Math.ceil(rng.next() * 10) }
+    ? {
+        gravity: Math.ceil(rng.next() * 10),
+        wind: Math.ceil(rng.next() * 10),
+        minWait: 2,
+        maxWait: Math.ceil(rng.next() * 5),
+        maxStep: Math.ceil(rng.next() * 3),
+        targetArea: Math.ceil(rng.next() * 10),
+      }
     : { gravity: 9, wind: 3, minWait: rng.int(2, 5), maxWait: rng.int(6, 15), maxStep: rng.int(10, 20), targetArea: rng.int(8, 15) }
   const rtt = roundTrip(rng)
   const extra = authorSleep(rng)
@@ -278,9 +339,15 @@ function windMouseLandScript(rng: Rng): Script {
   const extra = authorSleep(rng)
   return {
     moveTo(visit, dest) {
-      visit.playPath(windMouseLand(() => rng.next(), visit.pos, dest, settings), () => stepSleep + rng.uniform(0, slack) + rtt())
+      visit.playPath(
+        windMouseLand(() => rng.next(), visit.pos, dest, settings),
+        () => stepSleep + rng.uniform(0, slack) + rtt()
+      )
     },
-    aim: (_visit, b) => ({ x: Math.round(b.x + rng.uniform(0.15, 0.85) * b.width), y: Math.round(b.y + rng.uniform(0.15, 0.85) * b.height) }),
+    aim: (_visit, b) => ({
+      x: Math.round(b.x + rng.uniform(0.15, 0.85) * b.width),
+      y: Math.round(b.y + rng.uniform(0.15, 0.85) * b.height),
+    }),
     hold: () => rng.uniform(50, 150),
     hesitate: () => rng.uniform(0, 500),
     sleep: extra,

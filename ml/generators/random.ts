@@ -29,12 +29,18 @@ export function normalQuantile(p: number): number {
   const lo = 0.02425
   if (q < lo) {
     const r = Math.sqrt(-2 * Math.log(q))
-    return (((((c[0]! * r + c[1]!) * r + c[2]!) * r + c[3]!) * r + c[4]!) * r + c[5]!) / ((((d[0]! * r + d[1]!) * r + d[2]!) * r + d[3]!) * r + 1)
+    return (
+      (((((c[0]! * r + c[1]!) * r + c[2]!) * r + c[3]!) * r + c[4]!) * r + c[5]!) /
+      ((((d[0]! * r + d[1]!) * r + d[2]!) * r + d[3]!) * r + 1)
+    )
   }
   if (q > 1 - lo) return -normalQuantile(1 - q)
   const s = q - 0.5
   const r = s * s
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * s) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * s) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  )
 }
 
 /** standard normal CDF */

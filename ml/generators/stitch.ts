@@ -64,7 +64,9 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
   // integer-ms, integer-px recordings stay on integer ms and px (a fraction would tell them apart from their sources)
   const whole = humanSessions.every((session) => session.every((e) => Number.isInteger(e.t)))
   const step = (v: number) => (whole ? Math.round(v) : Math.round(v * 10) / 10)
-  const wholePx = humanSessions.every((session) => session.every((e) => e.x === undefined || (Number.isInteger(e.x) && Number.isInteger(e.y))))
+  const wholePx = humanSessions.every((session) =>
+    session.every((e) => e.x === undefined || (Number.isInteger(e.x) && Number.isInteger(e.y)))
+  )
   const px = (v: number) => (wholePx ? Math.round(v) : Math.round(v * 10) / 10)
   const duration = opts.durationMs ?? rng.uniform(20_000, 60_000)
   const out: Signal[] = []
@@ -81,11 +83,22 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
     let dy = pos.y - first.y!
     // mirror a stroke that would leave the page around its start point
     const leaves = (sx: number, sy: number) =>
-      stroke.events.some((e) => e.x !== undefined && (first.x! + sx * (e.x - first.x!) + dx < 0 || first.x! + sx * (e.x - first.x!) + dx > viewport.w || first.y! + sy * (e.y! - first.y!) + dy < 0 || first.y! + sy * (e.y! - first.y!) + dy > viewport.h))
+      stroke.events.some(
+        (e) =>
+          e.x !== undefined &&
+          (first.x! + sx * (e.x - first.x!) + dx < 0 ||
+            first.x! + sx * (e.x - first.x!) + dx > viewport.w ||
+            first.y! + sy * (e.y! - first.y!) + dy < 0 ||
+            first.y! + sy * (e.y! - first.y!) + dy > viewport.h)
+      )
     let sx = 1
     let sy = 1
     if (leaves(1, 1)) {
-      const options: [number, number][] = [[-1, 1], [1, -1], [-1, -1]]
+      const options: [number, number][] = [
+        [-1, 1],
+        [1, -1],
+        [-1, -1],
+      ]
       const fit = options.find(([a, b]) => !leaves(a, b))
       if (fit) [sx, sy] = fit
       else {

@@ -21,7 +21,12 @@ const PHONES = [
 export function touchBezierSwipe(rng: Rng): Signal[] {
   const viewport = rng.pick(PHONES)
   const driver = rng.pick(['puppeteer', 'playwright', 'custom'] as const)
-  const contact = driver === 'puppeteer' ? { r: 0.5, p: 0.5 } : driver === 'playwright' ? { r: 1, p: 1 } : { r: rng.pick([5, 10, 11.5, 20]), p: rng.pick([0.5, 1]) }
+  const contact =
+    driver === 'puppeteer'
+      ? { r: 0.5, p: 0.5 }
+      : driver === 'playwright'
+        ? { r: 1, p: 1 }
+        : { r: rng.pick([5, 10, 11.5, 20]), p: rng.pick([0.5, 1]) }
   const place = (v: number) => (driver === 'puppeteer' ? Math.round(v) : Math.round(v * 10) / 10)
   const median = rng.uniform(0.8, 6)
   const rtt = () => rng.logNormal(median, 0.3)
@@ -43,7 +48,14 @@ export function touchBezierSwipe(rng: Rng): Signal[] {
       touch('te', t, x, y)
       t += rtt()
       const c = { x: b.x + b.width / 2, y: b.y + b.height / 2 }
-      events.push({ t, k: 'c', x: place(x), y: place(y), ox: Math.max(-1, Math.min(1, (x - c.x) / (b.width / 2))), oy: Math.max(-1, Math.min(1, (y - c.y) / (b.height / 2))) })
+      events.push({
+        t,
+        k: 'c',
+        x: place(x),
+        y: place(y),
+        ox: Math.max(-1, Math.min(1, (x - c.x) / (b.width / 2))),
+        oy: Math.max(-1, Math.min(1, (y - c.y) / (b.height / 2))),
+      })
     } else {
       // a scripted swipe up (or back down): an eased Bézier from a lower to a higher point over 150–700 ms
       const up = rng.chance(0.8)
@@ -51,7 +63,12 @@ export function touchBezierSwipe(rng: Rng): Signal[] {
       const length = viewport.h * rng.uniform(0.2, 0.5) * (up ? -1 : 1)
       const to = { x: from.x + rng.normal(0, 15), y: from.y + length }
       const bend = rng.uniform(0, 0.15) * Math.abs(length)
-      const curve = new Bezier(from, { x: from.x + rng.normal(0, bend), y: from.y + length / 3 }, { x: to.x + rng.normal(0, bend), y: from.y + (2 * length) / 3 }, to)
+      const curve = new Bezier(
+        from,
+        { x: from.x + rng.normal(0, bend), y: from.y + length / 3 },
+        { x: to.x + rng.normal(0, bend), y: from.y + (2 * length) / 3 },
+        to
+      )
       const duration = rng.uniform(150, 700)
       touch('ts', t, from.x, from.y)
       const start = t

@@ -72,7 +72,15 @@ export function typingUniformDelay(rng: Rng): Signal[] {
 
 /** keydown and keyup in the same millisecond: dispatchEvent pairs, or CDP with no delay on a 1 ms clock */
 export function typingZeroHold(rng: Rng): Signal[] {
-  const latency = rng.chance(0.5) ? ((d: number) => () => d + rng.uniform(0, 0.9))(rng.pick([0, 1, 5, 10, 30, 50, 100])) : ((lo: number, hi: number) => () => rng.uniform(lo, hi))(rng.uniform(0, 80), rng.uniform(90, 300))
+  const latency = rng.chance(0.5)
+    ? (
+        (d: number) => () =>
+          d + rng.uniform(0, 0.9)
+      )(rng.pick([0, 1, 5, 10, 30, 50, 100]))
+    : (
+        (lo: number, hi: number) => () =>
+          rng.uniform(lo, hi)
+      )(rng.uniform(0, 80), rng.uniform(90, 300))
   const presses: Press[] = []
   let t = rng.uniform(100, 3000)
   for (const keys of fields(rng)) {
@@ -155,7 +163,10 @@ export function puppeteerHumanizeTyping(rng: Rng): Signal[] {
   for (let f = 0; f < fieldCount; f++) {
     const w = rng.uniform(140, 420)
     const h = rng.uniform(28, 44)
-    const centre = { x: Math.round(rng.uniform(w / 2 + 8, viewport.w - w / 2 - 8)), y: Math.round(rng.uniform(h / 2 + 8, viewport.h - h / 2 - 8)) }
+    const centre = {
+      x: Math.round(rng.uniform(w / 2 + 8, viewport.w - w / 2 - 8)),
+      y: Math.round(rng.uniform(h / 2 + 8, viewport.h - h / 2 - 8)),
+    }
     t += rtt()
     events.push({ t, k: 'mm', x: centre.x, y: centre.y })
     wait(100, 200)

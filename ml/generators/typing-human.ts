@@ -20,7 +20,7 @@
 import type { KeyClass, Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 import { FIGURE_NAMES, type FigureName, PERCENTILE_LEVELS, REAL_TYPING_PERCENTILES } from './figures'
-import { clamp, cv, median, normalCdf, quantile } from './random'
+import { clamp, normalCdf } from './random'
 
 export type TypingProfile = Record<FigureName, number>
 
@@ -142,7 +142,16 @@ function keySequence(rng: Rng, presses: number): KeyClass[] {
  * between `long[0]` × level and `long[1]` ms (hesitations, keys held on),
  * which is how real CVs above ~1 arise. One knob θ, found by bisection.
  */
-function shaped(rng: Rng, base: readonly number[], target: number, level: number, p: number, select: (v: number) => boolean, long: [number, number], cap: number): number[] {
+function shaped(
+  rng: Rng,
+  base: readonly number[],
+  target: number,
+  level: number,
+  p: number,
+  select: (v: number) => boolean,
+  long: [number, number],
+  cap: number
+): number[] {
   const n = base.length
   const logs = Float64Array.from(base, Math.log)
   const u = Float64Array.from(base, () => rng.next())
@@ -266,10 +275,20 @@ export function humanTypingSession(rng: Rng, opts: HumanTypingOptions = {}): Sig
   const weights = slots.slice(0, pauses).map(() => rng.logNormal(1, 0.4))
   const wsum = weights.reduce((s, v) => s + v, 0)
   const latencies: number[] = []
-  for (let i = 0, j = 0, k = 0; i < N; i++) latencies.push(pauseSet.has(i) ? 2050 + Math.max(0, deficit - pauses * 2050) * (weights[k++]! / wsum) : free[j++]!)
+  for (let i = 0, j = 0, k = 0; i < N; i++)
+    latencies.push(pauseSet.has(i) ? 2050 + Math.max(0, deficit - pauses * 2050) * (weights[k++]! / wsum) : free[j++]!)
 
   // holds: the longest go to Shift (held over the next key), the rest arranged for the rollover share
-  const holds = shaped(rng, Array.from({ length: n }, () => Math.exp(rng.normal(0, 0.4))), profile.holdCv, profile.holdMedian, 0.5, () => true, [2.5, 15 * profile.holdMedian], 2000)
+  const holds = shaped(
+    rng,
+    Array.from({ length: n }, () => Math.exp(rng.normal(0, 0.4))),
+    profile.holdCv,
+    profile.holdMedian,
+    0.5,
+    () => true,
+    [2.5, 15 * profile.holdMedian],
+    2000
+  )
   arrangeHolds(rng, holds, latencies, classes, profile.rollover)
 
   // continuous times, then Date.now(): integer ms
@@ -308,8 +327,8 @@ function arrangeHolds(rng: Rng, holds: number[], latencies: readonly number[], c
     const j = rng.int(0, i)
     ;[others[i], others[j]] = [others[j]!, others[i]!]
   }
-  mods.forEach((i, k) => (holds[i] = longest[k]!))
-  rest.forEach((i, k) => (holds[i] = others[k]!))
+  for (const [k, i] of mods.entries()) holds[i] = longest[k]!
+  for (const [k, i] of rest.entries()) holds[i] = others[k]!
   const rolls = (i: number) => (i < n - 1 && holds[i]! > latencies[i]! ? 1 : 0)
   // a key other than Shift held past two more key downs is rare; a key released after a later key of its own class cannot be paired back
   const nested = (i: number) => {

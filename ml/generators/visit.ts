@@ -79,7 +79,7 @@ export class Visit {
 
   constructor(
     readonly rng: Rng,
-    readonly opts: VisitOptions,
+    readonly opts: VisitOptions
   ) {
     this.viewport = opts.viewport
     this.t = rng.uniform(150, 2500)

@@ -88,7 +88,12 @@ export type LandSettings = { gravity: number; wind: number; maxStep: number; dam
 export const LAND_DEFAULTS: LandSettings = { gravity: 9, wind: 3, maxStep: 15, dampedDistance: 12 }
 
 /** the integer cursor positions WindMouse moves through, Land's version */
-export function windMouseLand(random: () => number, from: { x: number; y: number }, to: { x: number; y: number }, settings: LandSettings = LAND_DEFAULTS): { x: number; y: number }[] {
+export function windMouseLand(
+  random: () => number,
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  settings: LandSettings = LAND_DEFAULTS
+): { x: number; y: number }[] {
   const sqrt3 = Math.sqrt(3)
   const sqrt5 = Math.sqrt(5)
   let { x, y } = from

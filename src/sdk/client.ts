@@ -140,16 +140,31 @@ function start(options: InitOptions): BssClient {
   // After pagehide the page is being unloaded (or frozen in the back/forward cache): the
   // visibilitychange that follows is not behaviour, and a beacon for it alone would be waste.
   let leaving = false
-  on<Event>(document, 'visibilitychange', (e) => (leaving ? null : plainSignal('v', e)), () => {
-    if (document.visibilityState === 'hidden') collector.flushBeacon()
-  })
-  on<PageTransitionEvent>(window, 'pagehide', () => null, () => {
-    leaving = true
-    collector.flushBeacon()
-  })
-  on<PageTransitionEvent>(window, 'pageshow', () => null, () => {
-    leaving = false
-  })
+  on<Event>(
+    document,
+    'visibilitychange',
+    (e) => (leaving ? null : plainSignal('v', e)),
+    () => {
+      if (document.visibilityState === 'hidden') collector.flushBeacon()
+    }
+  )
+  on<PageTransitionEvent>(
+    window,
+    'pagehide',
+    () => null,
+    () => {
+      leaving = true
+      collector.flushBeacon()
+    }
+  )
+  on<PageTransitionEvent>(
+    window,
+    'pageshow',
+    () => null,
+    () => {
+      leaving = false
+    }
+  )
 
   const client: BssClient = {
     get sessionId() {

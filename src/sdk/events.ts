@@ -22,7 +22,7 @@ export function keyClass(key: string | undefined): KeyClass {
 
 const r1 = (v: number) => Math.round(v * 10) / 10
 const r3 = (v: number) => Math.round(v * 1000) / 1000
-const clamp1 = (v: number) => (v < -1 ? -1 : v > 1 ? 1 : v)
+const clamp1 = (v: number) => (v < -1 ? -1 : Math.min(v, 1))
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 type PointerLike = {

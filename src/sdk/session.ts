@@ -53,8 +53,12 @@ export function createSessionStore(storage: StorageLike | null, now: number, new
   let current: Session | null = null
   const saved = read(storage, STORAGE_KEY)
   if (
-    saved && typeof saved.id === 'string' && UUID_RE.test(saved.id) &&
-    typeof saved.start === 'number' && Number.isFinite(saved.start) && saved.start <= now &&
+    saved &&
+    typeof saved.id === 'string' &&
+    UUID_RE.test(saved.id) &&
+    typeof saved.start === 'number' &&
+    Number.isFinite(saved.start) &&
+    saved.start <= now &&
     (saved.first === undefined || (typeof saved.first === 'number' && Number.isFinite(saved.first)))
   ) {
     current = { id: saved.id, start: saved.start, first: saved.first }

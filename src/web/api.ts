@@ -10,7 +10,11 @@ export type TokenPair = { access_token: string; refresh_token: string; expires_i
 export type Challenge = { status: 'otp_required'; challenge_id: string; expires_at: string }
 
 export class ApiFailure extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string
+  ) {
     super(message)
   }
 }

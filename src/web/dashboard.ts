@@ -2,7 +2,15 @@
 // Plain DOM; every text goes in through textContent, never innerHTML.
 import * as api from './api'
 
-type Usage = { planId: string; displayName: string; sessionsUsed: number; sessionsLimit: number; percentUsed: number; periodStart: string; periodEnd: string }
+type Usage = {
+  planId: string
+  displayName: string
+  sessionsUsed: number
+  sessionsLimit: number
+  percentUsed: number
+  periodStart: string
+  periodEnd: string
+}
 type Key = {
   keyPairId: string
   name: string
@@ -57,10 +65,13 @@ function clearNotes() {
 
 function field(id: string, label: string, input: Attrs, hint?: string): HTMLElement {
   const hintId = hint ? `${id}-hint` : undefined
-  return h('div', { class: 'field' },
+  return h(
+    'div',
+    { class: 'field' },
     h('label', { for: id }, label),
     h('input', { id, name: id, ...input, 'aria-describedby': hintId }),
-    hint ? h('p', { id: hintId, class: 'hint' }, hint) : null)
+    hint ? h('p', { id: hintId, class: 'hint' }, hint) : null
+  )
 }
 
 function value(form: HTMLFormElement, name: string): string {
@@ -113,7 +124,12 @@ function showAuth(mode: 'login' | 'register' = 'login') {
       field('organization_name', 'Organization', { type: 'text', required: true, autocomplete: 'organization', maxlength: 200 }),
       field('name', 'Your name (optional)', { type: 'text', autocomplete: 'name', maxlength: 200 }),
       field('email', 'E-mail', { type: 'email', required: true, autocomplete: 'email' }),
-      field('password', 'Password', { type: 'password', required: true, minlength: 10, autocomplete: 'new-password' }, 'At least 10 characters.'),
+      field(
+        'password',
+        'Password',
+        { type: 'password', required: true, minlength: 10, autocomplete: 'new-password' },
+        'At least 10 characters.'
+      ),
       h('button', { type: 'submit', class: 'primary' }, 'Create account')
     )
     submitting(form, async () => {
@@ -128,19 +144,36 @@ function showAuth(mode: 'login' | 'register' = 'login') {
       showCode(challenge, email)
     })
   }
-  app().replaceChildren(h('h1', {}, 'Dashboard'), h('div', { class: 'switch', role: 'group', 'aria-label': 'Account' }, toggle('login', 'Sign in'), toggle('register', 'Create account')), form)
+  app().replaceChildren(
+    h('h1', {}, 'Dashboard'),
+    h('div', { class: 'switch', role: 'group', 'aria-label': 'Account' }, toggle('login', 'Sign in'), toggle('register', 'Create account')),
+    form
+  )
   form.querySelector<HTMLInputElement>('input')?.focus()
 }
 
 function showCode(challenge: api.Challenge, email: string) {
   clearNotes()
-  const form = h('form', { id: 'code-form', class: 'card' },
+  const form = h(
+    'form',
+    { id: 'code-form', class: 'card' },
     h('h2', {}, 'Enter your code'),
     h('p', {}, `We sent a 6-digit code to ${email}. It is valid for 10 minutes.`),
-    field('code', 'Code', { type: 'text', inputmode: 'numeric', pattern: '[0-9]{6}', maxlength: 6, required: true, autocomplete: 'one-time-code' }),
-    h('div', { class: 'row' },
+    field('code', 'Code', {
+      type: 'text',
+      inputmode: 'numeric',
+      pattern: '[0-9]{6}',
+      maxlength: 6,
+      required: true,
+      autocomplete: 'one-time-code',
+    }),
+    h(
+      'div',
+      { class: 'row' },
       h('button', { type: 'submit', class: 'primary' }, 'Verify'),
-      h('button', { type: 'button', onclick: () => showAuth('login') }, 'Start over'))) as HTMLFormElement
+      h('button', { type: 'button', onclick: () => showAuth('login') }, 'Start over')
+    )
+  ) as HTMLFormElement
   submitting(form, async () => {
     await api.verifyOtp(challenge.challenge_id, value(form, 'code'))
     say('Signed in.')
@@ -160,18 +193,22 @@ function showApp(pair: api.TokenPair) {
   const canManage = pair.organization.role !== 'member'
   app().replaceChildren(
     h('h1', {}, pair.organization.name),
-    h('section', { class: 'card', 'aria-labelledby': 'usage-title' },
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'usage-title' },
       h('h2', { id: 'usage-title' }, 'Plan usage'),
       h('div', { id: 'usage' }, h('p', {}, 'Loading…')),
-      h('button', { type: 'button', onclick: () => void loadUsage() }, 'Refresh')),
-    h('section', { class: 'card', 'aria-labelledby': 'keys-title' },
+      h('button', { type: 'button', onclick: () => void loadUsage() }, 'Refresh')
+    ),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'keys-title' },
       h('h2', { id: 'keys-title' }, 'API keys'),
       h('div', { id: 'secret' }),
       h('div', { id: 'keys' }, h('p', {}, 'Loading…')),
-      canManage ? createKeyForm() : h('p', { class: 'hint' }, 'Only owners and admins can create, rotate or revoke keys.')),
-    h('section', { class: 'card', 'aria-labelledby': 'support-title' },
-      h('h2', { id: 'support-title' }, 'Support'),
-      ticketForm())
+      canManage ? createKeyForm() : h('p', { class: 'hint' }, 'Only owners and admins can create, rotate or revoke keys.')
+    ),
+    h('section', { class: 'card', 'aria-labelledby': 'support-title' }, h('h2', { id: 'support-title' }, 'Support'), ticketForm())
   )
   void loadUsage()
   void loadKeys()
@@ -187,9 +224,12 @@ async function loadUsage() {
     const bar = h('progress', { id: 'usage-bar', max: 100, value: pct, 'aria-labelledby': 'usage-text' })
     if (pct >= 90) bar.classList.add('high')
     box.replaceChildren(
-      h('p', { id: 'usage-text' },
+      h(
+        'p',
+        { id: 'usage-text' },
         h('strong', {}, `${u.displayName} plan: `),
-        `${u.sessionsUsed.toLocaleString()} of ${u.sessionsLimit.toLocaleString()} sessions used (${u.percentUsed.toFixed(1)}%)`),
+        `${u.sessionsUsed.toLocaleString()} of ${u.sessionsLimit.toLocaleString()} sessions used (${u.percentUsed.toFixed(1)}%)`
+      ),
       bar,
       h('p', { class: 'hint' }, `Billing period ${fmtDay(u.periodStart)} – ${fmtDay(u.periodEnd)} (UTC).`)
     )
@@ -224,57 +264,97 @@ async function loadKeys() {
 /** The next page, oldest first like the first one (cursor: the last keyPairId shown). */
 function moreKeysButton(shown: Key[], lastPage: number): HTMLElement | string {
   if (lastPage < KEY_PAGE) return ''
-  return h('button', {
-    type: 'button',
-    id: 'more-keys',
-    onclick: async () => {
-      try {
-        const next = await keyPage(shown[shown.length - 1]!.keyPairId)
-        const all = [...shown, ...next]
-        $('keys').replaceChildren(keysTable(all), moreKeysButton(all, next.length))
-      } catch (error) {
-        fail(error)
-      }
+  return h(
+    'button',
+    {
+      type: 'button',
+      id: 'more-keys',
+      onclick: async () => {
+        try {
+          const next = await keyPage(shown[shown.length - 1]!.keyPairId)
+          const all = [...shown, ...next]
+          $('keys').replaceChildren(keysTable(all), moreKeysButton(all, next.length))
+        } catch (error) {
+          fail(error)
+        }
+      },
     },
-  }, 'Show more keys')
+    'Show more keys'
+  )
 }
 
 function keysTable(keys: Key[]): HTMLElement {
   if (keys.length === 0) return h('p', {}, 'No keys yet.')
   const canManage = current?.organization.role !== 'member'
   const rows = keys.map((k) =>
-    h('tr', { 'data-key-id': k.keyPairId, class: k.revokedAt ? 'revoked' : '' },
+    h(
+      'tr',
+      { 'data-key-id': k.keyPairId, class: k.revokedAt ? 'revoked' : '' },
       h('th', { scope: 'row' }, k.name),
       h('td', {}, k.sdkType.toLowerCase()),
       h('td', {}, h('code', { class: 'public-key' }, k.publicKey)),
       h('td', {}, fmtDate(k.createdAt)),
       h('td', {}, fmtDate(k.lastUsedAt)),
       h('td', { class: 'status' }, k.revokedAt ? `Revoked ${fmtDate(k.revokedAt)}` : 'Active'),
-      h('td', {},
+      h(
+        'td',
+        {},
         !k.revokedAt && canManage
-          ? h('div', { class: 'row' },
+          ? h(
+              'div',
+              { class: 'row' },
               h('button', { type: 'button', 'aria-label': `Rotate ${k.name}`, onclick: () => void rotateKey(k) }, 'Rotate'),
-              h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${k.name}`, onclick: () => void revokeKey(k) }, 'Revoke'))
-          : null))
+              h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${k.name}`, onclick: () => void revokeKey(k) }, 'Revoke')
+            )
+          : null
+      )
+    )
   )
-  return h('div', { class: 'table-wrap' },
-    h('table', {},
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      {},
       h('caption', { class: 'sr-only' }, 'API key pairs'),
-      h('thead', {}, h('tr', {}, ...['Name', 'Type', 'Public key', 'Created', 'Last used', 'Status', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...rows)))
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['Name', 'Type', 'Public key', 'Created', 'Last used', 'Status', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))
+      ),
+      h('tbody', {}, ...rows)
+    )
+  )
 }
 
 function createKeyForm(): HTMLElement {
-  const form = h('form', { id: 'create-key-form', class: 'inline-form' },
+  const form = h(
+    'form',
+    { id: 'create-key-form', class: 'inline-form' },
     h('h3', {}, 'Create a key pair'),
     field('key-name', 'Name', { type: 'text', required: true, maxlength: 100, placeholder: 'e.g. Production web' }),
-    h('div', { class: 'field' },
+    h(
+      'div',
+      { class: 'field' },
       h('label', { for: 'key-type' }, 'SDK type'),
-      h('select', { id: 'key-type', name: 'key-type' }, ...['WEB', 'IOS', 'ANDROID', 'SERVER'].map((t) => h('option', { value: t }, t.toLowerCase())))),
-    field('key-origins', 'Allowed origins (optional)', { type: 'text', placeholder: 'https://shop.example.com' }, 'Comma-separated. When set, the public key only works from these origins.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create key')) as HTMLFormElement
+      h(
+        'select',
+        { id: 'key-type', name: 'key-type' },
+        ...['WEB', 'IOS', 'ANDROID', 'SERVER'].map((t) => h('option', { value: t }, t.toLowerCase()))
+      )
+    ),
+    field(
+      'key-origins',
+      'Allowed origins (optional)',
+      { type: 'text', placeholder: 'https://shop.example.com' },
+      'Comma-separated. When set, the public key only works from these origins.'
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Create key')
+  ) as HTMLFormElement
   submitting(form, async () => {
-    const origins = value(form, 'key-origins').split(/[\s,]+/).filter(Boolean)
+    const origins = value(form, 'key-origins')
+      .split(/[\s,]+/)
+      .filter(Boolean)
     const { createApiKey } = await api.graphql<{ createApiKey: Key }>(
       `mutation Create($name: String!, $sdkType: SdkType!, $origins: [String!]) {
          createApiKey(name: $name, sdkType: $sdkType, allowedOrigins: $origins) { ${KEY_FIELDS} secretKey } }`,
@@ -316,43 +396,62 @@ async function revokeKey(k: Key) {
 function showSecret(k: Key, action: 'created' | 'rotated') {
   if (!k.secretKey) return
   const secret = k.secretKey
-  const copy = h('button', {
-    type: 'button',
-    id: 'copy-secret',
-    onclick: async () => {
-      try {
-        await navigator.clipboard.writeText(secret)
-        say('Secret key copied to the clipboard.')
-      } catch {
-        const range = document.createRange()
-        range.selectNodeContents($('secret-value'))
-        getSelection()?.removeAllRanges()
-        getSelection()?.addRange(range)
-        say('Copying is not allowed here: the key is selected, press Ctrl+C.')
-      }
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      id: 'copy-secret',
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(secret)
+          say('Secret key copied to the clipboard.')
+        } catch {
+          const range = document.createRange()
+          range.selectNodeContents($('secret-value'))
+          getSelection()?.removeAllRanges()
+          getSelection()?.addRange(range)
+          say('Copying is not allowed here: the key is selected, press Ctrl+C.')
+        }
+      },
     },
-  }, 'Copy')
-  const panel = h('div', { class: 'secret', role: 'region', 'aria-labelledby': 'secret-title' },
+    'Copy'
+  )
+  const panel = h(
+    'div',
+    { class: 'secret', role: 'region', 'aria-labelledby': 'secret-title' },
     h('h3', { id: 'secret-title', tabindex: -1 }, `Secret key for "${k.name}" (${action})`),
     h('p', {}, 'Copy it now and store it in your backend’s secret manager. It is shown only once and cannot be recovered.'),
     h('div', { class: 'row' }, h('code', { id: 'secret-value', class: 'secret-value' }, secret), copy),
-    h('button', { type: 'button', onclick: () => $('secret').replaceChildren() }, 'I have stored it'))
+    h('button', { type: 'button', onclick: () => $('secret').replaceChildren() }, 'I have stored it')
+  )
   $('secret').replaceChildren(panel)
   say(`Key "${k.name}" ${action}. Copy the secret key now: it is shown only once.`)
   ;(panel.querySelector('#secret-title') as HTMLElement).focus()
 }
 
 function ticketForm(): HTMLElement {
-  const form = h('form', { id: 'ticket-form' },
+  const form = h(
+    'form',
+    { id: 'ticket-form' },
     field('ticket-subject', 'Subject', { type: 'text', required: true, maxlength: 200 }),
-    h('div', { class: 'field' },
+    h(
+      'div',
+      { class: 'field' },
       h('label', { for: 'ticket-priority' }, 'Priority'),
-      h('select', { id: 'ticket-priority', name: 'ticket-priority' },
-        ...['low', 'normal', 'high', 'urgent'].map((p) => h('option', { value: p, selected: p === 'normal' }, p)))),
-    h('div', { class: 'field' },
+      h(
+        'select',
+        { id: 'ticket-priority', name: 'ticket-priority' },
+        ...['low', 'normal', 'high', 'urgent'].map((p) => h('option', { value: p, selected: p === 'normal' }, p))
+      )
+    ),
+    h(
+      'div',
+      { class: 'field' },
       h('label', { for: 'ticket-message' }, 'Message'),
-      h('textarea', { id: 'ticket-message', name: 'ticket-message', required: true, maxlength: 10000, rows: 5 })),
-    h('button', { type: 'submit', class: 'primary' }, 'Send to support')) as HTMLFormElement
+      h('textarea', { id: 'ticket-message', name: 'ticket-message', required: true, maxlength: 10000, rows: 5 })
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Send to support')
+  ) as HTMLFormElement
   submitting(form, async () => {
     const ticket = await api.openTicket({
       subject: value(form, 'ticket-subject'),

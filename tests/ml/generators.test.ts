@@ -37,12 +37,14 @@ function ingestProblems(signals: readonly Signal[]): string[] {
     const r = v.safeParse(SignalEvent, e)
     if (!r.success) problems.push(`event ${i}: ${r.issues[0]?.message} ${JSON.stringify(e)}`)
     if (i > 0 && e.t < signals[i - 1]!.t) problems.push(`event ${i}: t ${e.t} < ${signals[i - 1]!.t}`)
-    for (const [k, value] of Object.entries(e)) if (typeof value === 'number' && !Number.isFinite(value)) problems.push(`event ${i}: ${k} not finite`)
+    for (const [k, value] of Object.entries(e))
+      if (typeof value === 'number' && !Number.isFinite(value)) problems.push(`event ${i}: ${k} not finite`)
   })
   return problems
 }
 
-const humans = (count: number, seed: number) => Array.from({ length: count }, (_, i) => humanSession(createRng(deriveSeed(seed, 'human', i))))
+const humans = (count: number, seed: number) =>
+  Array.from({ length: count }, (_, i) => humanSession(createRng(deriveSeed(seed, 'human', i))))
 
 describe('generator families', () => {
   it('names are unique and each says what it is and where it comes from', () => {
@@ -99,7 +101,11 @@ describe('generator families', () => {
   it('drives ghost-cursor with the seeded stream: its path() gives the same points for the same seed', () => {
     const run = (seed: number) => {
       const rng = createRng(seed)
-      return withSeededGlobals(rng, () => 1000, () => ghostPath({ x: 10, y: 20 }, { x: 700, y: 400 }, { useTimestamps: true }))
+      return withSeededGlobals(
+        rng,
+        () => 1000,
+        () => ghostPath({ x: 10, y: 20 }, { x: 700, y: 400 }, { useTimestamps: true })
+      )
     }
     expect(run(5)).toEqual(run(5))
     expect(run(5)).not.toEqual(run(6))
@@ -110,7 +116,18 @@ describe('generator families', () => {
 
   it('copies windmouse@1.0.5 exactly: the same random stream gives the same points as the package', async () => {
     for (const seed of [1, 2, 3]) {
-      const settings = { startX: 100, startY: 600, endX: 900 + seed * 50, endY: 150, gravity: 9, wind: 3 + seed, minWait: 2, maxWait: 10, maxStep: 10 + seed, targetArea: 8 }
+      const settings = {
+        startX: 100,
+        startY: 600,
+        endX: 900 + seed * 50,
+        endY: 150,
+        gravity: 9,
+        wind: 3 + seed,
+        minWait: 2,
+        maxWait: 10,
+        maxStep: 10 + seed,
+        targetArea: 8,
+      }
       const draws = createRng(seed)
       const stream = Array.from({ length: 20_000 }, () => draws.next())
       let j = 0
@@ -153,7 +170,10 @@ describe('human typing to the real figures (136M Keystrokes, 1,000 typists)', ()
         const tolerance = Math.max(0.1 * real, name === 'rollover' || name === 'gapsUnder2ms' ? 0.01 : 0)
         const rank = values.filter((x) => x <= real).length / values.length
         const ok = Math.abs(ours - real) <= tolerance || Math.abs(rank - level) <= 0.03
-        expect({ level, result: ok ? 'ok' : `ours ${ours}, README ${real}, README value at our p${(rank * 100).toFixed(1)}` }).toEqual({ level, result: 'ok' })
+        expect({ level, result: ok ? 'ok' : `ours ${ours}, README ${real}, README value at our p${(rank * 100).toFixed(1)}` }).toEqual({
+          level,
+          result: 'ok',
+        })
       }
     })
   }
@@ -173,7 +193,12 @@ describe('human typing to the real figures (136M Keystrokes, 1,000 typists)', ()
   it('key classes of all presses are the README mix within 1.5 points each', () => {
     const counts: Record<string, number> = {}
     let total = 0
-    for (const s of sessions) for (const e of s) if (e.k === 'kd') (counts[e.kc!] = (counts[e.kc!] ?? 0) + 1), total++
+    for (const s of sessions)
+      for (const e of s)
+        if (e.k === 'kd') {
+          counts[e.kc!] = (counts[e.kc!] ?? 0) + 1
+          total++
+        }
     for (const [kc, share] of Object.entries(REAL_KEY_MIX)) expect(Math.abs((counts[kc] ?? 0) / total - share)).toBeLessThan(0.015)
   })
 
@@ -215,11 +240,19 @@ describe('stitched and replayed humans', () => {
       for (let k = 0; k < 6; k++) {
         const t0 = k * 2000
         for (let i = 0; i < 10; i++) s.push({ t: t0 + i * 16, k: 'mm', x: 100 + i * dx, y: 100 })
-        s.push({ t: t0 + 200, k: 'md', x: 100 + 9 * dx, y: 100 }, { t: t0 + 280, k: 'mu', x: 100 + 9 * dx, y: 100 }, { t: t0 + 280, k: 'c', x: 100 + 9 * dx, y: 100 })
+        s.push(
+          { t: t0 + 200, k: 'md', x: 100 + 9 * dx, y: 100 },
+          { t: t0 + 280, k: 'mu', x: 100 + 9 * dx, y: 100 },
+          { t: t0 + 280, k: 'c', x: 100 + 9 * dx, y: 100 }
+        )
       }
       return s
     }
-    const out = stitchStrokes(createRng(4), [person(10), person(0.5)], { people: ['A', 'B'], durationMs: 20_000, viewport: { w: 5000, h: 5000 } })
+    const out = stitchStrokes(createRng(4), [person(10), person(0.5)], {
+      people: ['A', 'B'],
+      durationMs: 20_000,
+      viewport: { w: 5000, h: 5000 },
+    })
     const strokes = cutStrokes(out)
     expect(strokes.length).toBeGreaterThan(5)
     const step = (st: (typeof strokes)[number]) => {
@@ -250,7 +283,9 @@ describe('stitched and replayed humans', () => {
 
 describe('capture augmentation', () => {
   // a desktop session from a browser that reports coalesced counts and click offsets
-  const session = Array.from({ length: 50 }, (_, i) => humanSession(createRng(100 + i))).find((s) => s.some((e) => e.n !== undefined) && s.some((e) => e.ox !== undefined))!
+  const session = Array.from({ length: 50 }, (_, i) => humanSession(createRng(100 + i))).find(
+    (s) => s.some((e) => e.n !== undefined) && s.some((e) => e.ox !== undefined)
+  )!
 
   it('stripFields removes exactly the named fields and leaves the input untouched', () => {
     const before = JSON.stringify(session)
@@ -287,7 +322,10 @@ describe('capture augmentation', () => {
       expect(b[0]).toMatchObject({ t: a[0]!.t, x: a[0]!.x, y: a[0]!.y })
       expect(b[b.length - 1]).toMatchObject({ t: a[a.length - 1]!.t, x: a[a.length - 1]!.x, y: a[a.length - 1]!.y })
       // inside strokes the gaps are the new period (the last gap of a stroke is shorter)
-      const gaps = b.slice(1).map((e, i) => e.t - b[i]!.t).filter((g) => g > 0 && g < 100)
+      const gaps = b
+        .slice(1)
+        .map((e, i) => e.t - b[i]!.t)
+        .filter((g) => g > 0 && g < 100)
       expect(quantile(gaps, 0.5)).toBeCloseTo(1000 / hz, 0)
     })
   }
@@ -298,7 +336,10 @@ describe('capture augmentation', () => {
       const out = quantisePositions(session, dpr)
       out.forEach((e, i) => {
         expect(e.t).toBe(session[i]!.t)
-        if (e.x === undefined) return expect(e).toEqual(session[i]!)
+        if (e.x === undefined) {
+          expect(e).toEqual(session[i]!)
+          return
+        }
         expect(Math.abs(e.x * dpr - Math.round(e.x * dpr))).toBeLessThan(0.16)
         expect(Math.abs(e.x - session[i]!.x!)).toBeLessThanOrEqual(0.5 / dpr + 0.05)
       })
@@ -330,7 +371,9 @@ describe('random capture profiles', () => {
 
 describe('made from integer recordings', () => {
   it('stitched and replayed sessions of integer-ms, integer-px sources stay integer', () => {
-    const integer = humans(6, 5).map((s) => s.map((e) => ({ ...e, t: Math.round(e.t), ...(e.x !== undefined ? { x: Math.round(e.x), y: Math.round(e.y!) } : {}) })))
+    const integer = humans(6, 5).map((s) =>
+      s.map((e) => ({ ...e, t: Math.round(e.t), ...(e.x !== undefined ? { x: Math.round(e.x), y: Math.round(e.y!) } : {}) }))
+    )
     for (const s of integer) for (let i = 1; i < s.length; i++) s[i]!.t = Math.max(s[i]!.t, s[i - 1]!.t)
     const outs = [stitchStrokes(createRng(1), integer), replayWithJitter(createRng(2), integer[0]!)]
     for (const out of outs) {
@@ -368,7 +411,11 @@ describe('typing bots do what their names say', () => {
   })
 
   it('typing_replayed_rhythm: sessions repeat a recording to the ms', () => {
-    const gaps = (s: readonly Signal[]) => s.slice(1).map((e, i) => e.t - s[i]!.t).join(',')
+    const gaps = (s: readonly Signal[]) =>
+      s
+        .slice(1)
+        .map((e, i) => e.t - s[i]!.t)
+        .join(',')
     const seen = new Set<string>()
     let repeats = 0
     for (let i = 0; i < 12; i++) {
