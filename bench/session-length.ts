@@ -8,8 +8,9 @@
 //   BENCH_KEY        `public` (default; 202, no score) or `secret` (200 with the session's score)
 //
 // One client, one request at a time: the latency is the service's own cost for that batch, not queueing.
-// Also prints the service process's CPU time per batch (utime + stime from /proc, Linux only).
-import { readFileSync } from 'node:fs'
+// Also prints the CPU time per batch of the service process and of the PostgreSQL backends serving its
+// database (utime + stime from /proc, Linux only; PostgreSQL must run on this machine).
+import { readdirSync, readFileSync } from 'node:fs'
 import postgres from 'postgres'
 import { humanSession } from '../ml/synth/human'
 import { createRng } from '../ml/synth/prng'
@@ -28,6 +29,19 @@ const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** CPU seconds of the PostgreSQL backends serving `database` (their command line names it; shared writers excluded). */
+function backendCpuSeconds(database: string): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (cmdline.startsWith('postgres: ') && cmdline.split(' ').includes(database)) total += cpuSeconds(Number(entry))
+    } catch {} // the process ended, or is not readable
+  }
+  return total
 }
 
 let databaseUrl = process.env.DATABASE_URL
@@ -98,13 +112,16 @@ try {
 
   // latency[b] = the latencies of batch b + 1 over all sessions
   const latency: number[][] = Array.from({ length: depth }, () => [])
+  const database = new URL(databaseUrl).pathname.slice(1)
   const cpuBefore = cpuSeconds(service.pid)
+  const pgBefore = backendCpuSeconds(database)
   const wallStart = performance.now()
   for (let s = 0; s < sessions; s++) {
     const sessionId = crypto.randomUUID()
     for (let b = 0; b < depth; b++) latency[b]!.push(await send(sessionId, b, s))
   }
   const cpu = cpuSeconds(service.pid) - cpuBefore
+  const pgCpu = backendCpuSeconds(database) - pgBefore
   const wall = (performance.now() - wallStart) / 1000
 
   const median = (xs: number[]) => {
@@ -121,6 +138,8 @@ try {
   const first = median(latency[0]!)
   console.log(`\nbatch ${depth} / batch 1: ${(at(depth) / first).toFixed(2)}×`)
   console.log(`service CPU per batch: ${((cpu / (sessions * depth)) * 1000).toFixed(2)} ms (${cpu.toFixed(1)} s over ${wall.toFixed(1)} s)`)
+  // Backends only: the WAL writer, checkpointer and autovacuum serve every database and are left out.
+  console.log(`PostgreSQL backend CPU per batch: ${((pgCpu / (sessions * depth)) * 1000).toFixed(2)} ms`)
 } finally {
   service.kill()
   await service.exited
