@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { purgeOldSignals } from '../../src/server/modules/ingest/service'
+import { scoreSession } from '../../src/scoring/service'
+import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness } from '../helpers/harness'
-import { ingest, makeBatch, makeSignals, midMonth, withKey } from './support'
+import { FEATURES, ingest, makeBatch, makeSignals, midMonth, withKey } from './support'
 
 let h: Harness
 beforeAll(async () => {
@@ -42,5 +44,23 @@ describe('retention of raw signals', () => {
     const after = await h.json('GET', `/v1/session/${old.session_id}`, { headers: withKey(h.a.secretKey) })
     expect(after.body).toEqual(result)
     expect(await purgeOldSignals(h.deps.db, h.clock.now(), 30, 2)).toBe(0)
+  })
+
+  it('scores a session nobody read before its signals are purged, so its result still covers them', async () => {
+    // Public-key batches only: stored, never scored (issue 14: the score is computed when asked for).
+    const batch = makeBatch(h, { signals: makeSignals(40) })
+    await ingest(h, h.a.publicKey, batch)
+    h.clock.advance(60_000)
+    await ingest(h, h.a.publicKey, { ...batch, captured_at: h.clock.now().toISOString(), signals: makeSignals(25, 10_000) })
+    const rows = await h.deps.db.sql<{ signals: Signal[] }[]>`
+      select signals from session_batches where org_id = ${h.a.orgId} and session_id = ${batch.session_id} order by seq`
+    const expected = scoreSession({ signals: rows.flatMap((r) => r.signals), clientFeatures: FEATURES, replayed: false })
+
+    h.clock.advance(31 * DAY)
+    expect(await purgeOldSignals(h.deps.db, h.clock.now(), 30)).toBeGreaterThanOrEqual(2)
+    expect((await storedSignals(h.a.orgId, batch.session_id)).map((b) => b.kept)).toEqual([false, false])
+    const read = await h.json('GET', `/v1/session/${batch.session_id}`, { headers: withKey(h.a.secretKey) })
+    expect(read.status).toBe(200)
+    expect(read.body).toMatchObject({ ...expected, signals: 65, batches: 2 })
   })
 })
