@@ -17,6 +17,7 @@ import { type RealSession, loadAllReal } from '../data/load'
 import { CAPTURES, type Capture, applyCapture, window } from './capture'
 import { expectedCalibrationError, rocAuc } from './metrics'
 import {
+  type Cal,
   type Ensemble,
   HUMAN_FLAG_TARGET,
   type Kind,
@@ -57,8 +58,8 @@ const rows = await buildRows(M4_SEED, sources)
 progress(`${rows.length} rows; training the held-out models`)
 const held = trainHeldOut(rows, M4_SEED, progress)
 const calDetail = { pointer: calibrateForHumans(rows, held, 'pointer'), vector: calibrateForHumans(rows, held, 'vector') }
-const cal: Record<Kind, { a: number; b: number }> = {
-  pointer: { a: calDetail.pointer.a, b: calDetail.pointer.b },
+const cal: Record<Kind, Cal> = {
+  pointer: { a: calDetail.pointer.a, b: calDetail.pointer.b, b_touch: calDetail.pointer.b_touch },
   vector: { a: calDetail.vector.a, b: calDetail.vector.b },
 }
 const foldModels = held.humanFold.map((e, f) => heldOutModel(e, cal, `fold-${f}`))
@@ -264,7 +265,7 @@ line()
   const probs = [...h, ...Array.from({ length: reps }, () => b).flat()]
   const labels = [...h.map(() => 1), ...Array.from({ length: reps * b.length }, () => 0)]
   line(
-    `Platt scaling of the pointer trees fitted on held-out margins: a = ${cal.pointer.a.toFixed(3)}, b = ${calDetail.pointer.platt_b.toFixed(3)}; then the intercept raised by **${calDetail.pointer.human_shift.toFixed(3)}** so that at most ${HUMAN_FLAG_TARGET.sapimouse * 100} % of held-out SapiMouse users and ${HUMAN_FLAG_TARGET.delbot * 100} % of each held-out DELBOT setup fall below hcs 30 on pointer evidence (client-vector trees: a = ${cal.vector.a.toFixed(3)}, b = ${calDetail.vector.platt_b.toFixed(3)} + ${calDetail.vector.human_shift.toFixed(3)}). Shift each group needed (pointer): ${Object.entries(
+    `Platt scaling of the pointer trees fitted on held-out margins: a = ${cal.pointer.a.toFixed(3)}, b = ${calDetail.pointer.platt_b.toFixed(3)}; then the intercept raised by **${calDetail.pointer.human_shift.toFixed(3)}** for mouse sessions and **${calDetail.pointer.touch_shift.toFixed(3)}** for touch sessions (phones) so that at most ${HUMAN_FLAG_TARGET.sapimouse * 100} % of held-out SapiMouse users and ${HUMAN_FLAG_TARGET.delbot * 100} % of each held-out DELBOT setup fall below hcs 30 on pointer evidence (client-vector trees: a = ${cal.vector.a.toFixed(3)}, b = ${calDetail.vector.platt_b.toFixed(3)} + ${calDetail.vector.human_shift.toFixed(3)}). Shift each group needed (pointer): ${Object.entries(
       calDetail.pointer.shift_needed_by_group
     )
       .map(([g, v]) => `${g} ${v.toFixed(2)}`)

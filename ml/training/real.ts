@@ -334,28 +334,37 @@ export const HUMAN_FLAG_TARGET = { sapimouse: 0.01, delbot: 0.04 }
  * they are. The eval's human rows are the same sessions, so they meet the
  * targets by construction; the bot rows show the price.
  */
-export function humanSafeShift(h: HeldOut, kind: Kind, cal: { a: number; b: number }): { shift: number; byGroup: Record<string, number> } {
+export function humanSafeShift(
+  h: HeldOut,
+  kind: Kind,
+  cal: { a: number; b: number }
+): { shift: number; touchShift: number; byGroup: Record<string, number> } {
   const groups = new Map<string, number[]>()
   for (const s of loadAllReal()) {
     if (s.label !== 'human') continue
     const f = featuresOf(s.signals)[kind]
     if (!f) continue
-    const g = s.source === 'sapimouse' ? 'sapimouse' : s.family
+    // touch sessions (phones) get their own shift: their smooth finger strokes need more room than a mouse does
+    const touch = kind === 'pointer' && sessionFeatures(s.signals).pointerTouch
+    const g = `${s.source === 'sapimouse' ? 'sapimouse' : s.family}${touch ? ' (touch)' : ''}`
     const z = cal.a * treeMargin(h.humanFold[humanFold(s)][kind], f) + cal.b
     const list = groups.get(g) ?? []
     list.push(z)
     groups.set(g, list)
   }
   let shift = 0
+  let touchShift = 0
   const byGroup: Record<string, number> = {}
   for (const [g, zs] of groups) {
     zs.sort((p, q) => p - q)
     const allowed = Math.floor((g === 'sapimouse' ? HUMAN_FLAG_TARGET.sapimouse : HUMAN_FLAG_TARGET.delbot) * zs.length)
     // the (allowed+1)-th lowest must reach BOT_Z (a hair above, so it is not flagged)
-    byGroup[g] = Math.round((BOT_Z + 1e-6 - zs[allowed]) * 1e4) / 1e4
-    shift = Math.max(shift, BOT_Z + 1e-6 - zs[allowed])
+    const need = BOT_Z + 1e-6 - zs[allowed]
+    byGroup[g] = Math.round(need * 1e4) / 1e4
+    if (g.endsWith('(touch)')) touchShift = Math.max(touchShift, need)
+    else shift = Math.max(shift, need)
   }
-  return { shift, byGroup }
+  return { shift, touchShift: Math.max(shift, touchShift), byGroup }
 }
 
 /** Platt on held-out margins, then the intercept raised by humanSafeShift */
@@ -363,17 +372,36 @@ export function calibrateForHumans(
   rows: readonly Row[],
   h: HeldOut,
   kind: Kind
-): { a: number; b: number; platt_b: number; human_shift: number; shift_needed_by_group: Record<string, number> } {
+): {
+  a: number
+  b: number
+  b_touch: number
+  platt_b: number
+  human_shift: number
+  touch_shift: number
+  shift_needed_by_group: Record<string, number>
+} {
   const platt = calibrate(rows, h, kind)
-  const { shift, byGroup } = humanSafeShift(h, kind, platt)
-  return { a: platt.a, b: platt.b + shift, platt_b: platt.b, human_shift: shift, shift_needed_by_group: byGroup }
+  const { shift, touchShift, byGroup } = humanSafeShift(h, kind, platt)
+  return {
+    a: platt.a,
+    b: platt.b + shift,
+    b_touch: platt.b + touchShift,
+    platt_b: platt.b,
+    human_shift: shift,
+    touch_shift: touchShift,
+    shift_needed_by_group: byGroup,
+  }
 }
+
+/** what a model's calibration carries: Platt slope and intercept, and the touch intercept (pointer) */
+export type Cal = { a: number; b: number; b_touch?: number }
 
 export function assemble(
   version: string,
   pointer: Ensemble,
   vector: Ensemble,
-  cal: Record<Kind, { a: number; b: number }>,
+  cal: Record<Kind, Cal>,
   training: Record<string, unknown>
 ): M4Model {
   return {
@@ -400,7 +428,7 @@ export function serializeM4(model: M4Model): string {
 }
 
 /** a ready model over held-out ensembles with the shared calibration (eval) */
-export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, { a: number; b: number }>, version: string): M4Model {
+export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, Cal>, version: string): M4Model {
   return assemble(version, e.pointer, e.vector, cal, {})
 }
 

@@ -31,12 +31,13 @@ const held = trainHeldOut(rows, M4_SEED, log)
 const cal = { pointer: calibrateForHumans(rows, held, 'pointer'), vector: calibrateForHumans(rows, held, 'vector') }
 const counts: Record<string, number> = {}
 for (const r of rows) counts[r.family] = (counts[r.family] ?? 0) + 1
-const ab = (c: { a: number; b: number }) => ({ a: c.a, b: c.b })
+const ab = (c: { a: number; b: number; b_touch: number }, touch: boolean) =>
+  touch ? { a: c.a, b: c.b, b_touch: c.b_touch } : { a: c.a, b: c.b }
 const model = assemble(
   M4_VERSION,
   fitEnsemble(rows, 'pointer', () => true, M4_SEED),
   fitEnsemble(rows, 'vector', () => true, M4_SEED),
-  { pointer: ab(cal.pointer), vector: ab(cal.vector) },
+  { pointer: ab(cal.pointer, true), vector: ab(cal.vector, false) },
   {
     seed: M4_SEED,
     params: M4_PARAMS,
@@ -60,5 +61,5 @@ if (process.argv.includes('--check')) {
 }
 writeFileSync(path, text)
 log(
-  `wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), pointer calibration a=${cal.pointer.a.toFixed(4)} b=${cal.pointer.b.toFixed(4)} (Platt ${cal.pointer.platt_b.toFixed(4)} + human shift ${cal.pointer.human_shift.toFixed(4)})`
+  `wrote ${path.pathname} (${(text.length / 1024).toFixed(0)} KiB), pointer calibration a=${cal.pointer.a.toFixed(4)} b=${cal.pointer.b.toFixed(4)} (Platt ${cal.pointer.platt_b.toFixed(4)} + human shift ${cal.pointer.human_shift.toFixed(4)}; touch sessions + ${cal.pointer.touch_shift.toFixed(4)})`
 )

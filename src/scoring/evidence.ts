@@ -80,8 +80,8 @@ function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>): string[] {
   return bad.filter(([, v], i) => i === 0 || (i === 1 && v <= bad[0][1] / 2)).map(([c]) => c)
 }
 
-function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>): Evidence {
-  const z = calibratedLogit(e, x)
+function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>, touch = false): Evidence {
+  const z = calibratedLogit(e, x, touch)
   return { modality: 'pointer', z, codes: z < VERIFIED_Z ? pointerCodes(e, x) : [] }
 }
 
@@ -154,7 +154,7 @@ function clickEvidence(presses: number): Evidence | null {
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
-  if (f.pointer) out.push(pointerEvidence(model.pointer, f.pointer))
+  if (f.pointer) out.push(pointerEvidence(model.pointer, f.pointer, f.pointerTouch))
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)
   const s = f.scroll && scrollEvidence(f.scroll)

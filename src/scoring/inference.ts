@@ -39,7 +39,8 @@ export type TreeEnsemble = {
   feature_names: string[]
   base_score: number
   trees: Tree[]
-  calibration: { method: 'platt'; a: number; b: number }
+  /** b_touch, when given, replaces b for sessions whose strokes are mostly touch (their own human-protecting shift) */
+  calibration: { method: 'platt'; a: number; b: number; b_touch?: number }
 }
 
 /**
@@ -58,8 +59,9 @@ export type M4Model = {
 }
 
 /** calibrated log-odds: a·margin + b */
-export function calibratedLogit(e: TreeEnsemble, x: ArrayLike<number>): number {
-  return e.calibration.a * treeMargin(e, x as readonly number[]) + e.calibration.b
+export function calibratedLogit(e: TreeEnsemble, x: ArrayLike<number>, touch = false): number {
+  const { a, b, b_touch } = e.calibration
+  return a * treeMargin(e, x as readonly number[]) + (touch && b_touch !== undefined ? b_touch : b)
 }
 
 /**

@@ -95,6 +95,8 @@ export type SessionFeatures = {
   pointer: number[] | null
   /** counted strokes (mouse and touch) */
   strokes: number
+  /** most counted strokes are touch strokes (a phone or tablet): the pointer evidence uses the touch intercept */
+  pointerTouch: boolean
   keyboard: TypingStats | null
   scroll: ScrollStats | null
   /** touch radius/force readings and their variance; null with fewer than 3 */
@@ -132,7 +134,7 @@ const cvOf = (a: ArrayLike<number>) => {
   return m > 0 ? s / m : 0
 }
 
-type Stroke = { t: number[]; x: number[]; y: number[] }
+type Stroke = { t: number[]; x: number[]; y: number[]; touch: boolean }
 
 /**
  * Position samples in strokes. Samples with the same timestamp are merged
@@ -142,12 +144,12 @@ type Stroke = { t: number[]; x: number[]; y: number[] }
  */
 function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; presses: number } {
   const strokes: Stroke[] = []
-  let cur: Stroke = { t: [], x: [], y: [] }
+  let cur: Stroke = { t: [], x: [], y: [], touch: false }
   let moves = 0
   let presses = 0
   const close = () => {
     if (cur.t.length) strokes.push(cur)
-    cur = { t: [], x: [], y: [] }
+    cur = { t: [], x: [], y: [], touch: false }
   }
   for (let i = from; i < signals.length; i++) {
     const s = signals[i]
@@ -163,6 +165,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     const n = cur.t.length
     const last = n ? cur.t[n - 1] : undefined
     if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
+    cur.touch = touch
     const m = cur.t.length
     if (m && cur.t[m - 1] === s.t) {
       cur.x[m - 1] = s.x
@@ -437,20 +440,23 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
 function pointerFeatures(
   signals: readonly Signal[],
   from = 0
-): { features: number[] | null; strokes: number; moves: number; presses: number } {
+): { features: number[] | null; strokes: number; touch: boolean; moves: number; presses: number } {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
+  let touchStrokes = 0
   const starts: number[] = []
   const ends: number[] = []
   for (const st of strokes) {
     const s = strokeStats(st)
     if (!s) continue
     stats.push(s)
+    if (st.touch) touchStrokes++
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
     if (stats.length >= MAX_STROKES) break
   }
-  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, moves, presses }
+  const touch = touchStrokes * 2 > stats.length
+  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -511,7 +517,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, moves, presses }
+  return { features, strokes: stats.length, touch, moves, presses }
 }
 
 /** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
@@ -690,6 +696,7 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     timing: clock,
     pointer: ptr.features,
     strokes: ptr.strokes,
+    pointerTouch: ptr.touch,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import type { Evidence } from '../../src/scoring/evidence'
 import { keyboardEvidence } from '../../src/scoring/evidence'
-import { treeContributions, treeMargin } from '../../src/scoring/inference'
+import { calibratedLogit, treeContributions, treeMargin } from '../../src/scoring/inference'
 import { combine } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
@@ -46,6 +46,20 @@ describe('weighted trees (the M4 trainer)', () => {
       const c = treeContributions(e, row)
       expect(fitted.base + roots + c[0] + c[1] + c[2]).toBeCloseTo(treeMargin(e, row), 9)
     }
+  })
+
+  it('touch sessions use their own intercept, mouse sessions the other', () => {
+    const { x, y, w } = data()
+    const fitted = fitGbdt(x, y, PARAMS, w)
+    const e = {
+      base_score: fitted.base,
+      trees: fitted.trees,
+      feature_names: ['a', 'b', 'c'],
+      calibration: { method: 'platt' as const, a: 1, b: 0.5, b_touch: 1.5 },
+    }
+    expect(calibratedLogit(e, x[0], true) - calibratedLogit(e, x[0], false)).toBeCloseTo(1, 12)
+    const { b_touch: _, ...mouseOnly } = e.calibration
+    expect(calibratedLogit({ ...e, calibration: mouseOnly }, x[0], true)).toBe(calibratedLogit(e, x[0], false))
   })
 
   it('weighted Platt recovers a known slope and intercept', () => {
