@@ -103,4 +103,24 @@ describe('group commit', () => {
       select batch_count, signal_count from sessions where org_id = ${busy.orgId} and session_id in ${h.deps.db.sql(open)}`
     expect(rows.map((r) => [r.batch_count, r.signal_count])).toEqual(Array(6).fill([2, 50]))
   }, 60_000)
+
+  it('writes the other batches of a group that a database error aborted again, one by one', async () => {
+    // A test-only trigger makes the insert of any 7-signal batch fail, which aborts its whole group.
+    const sql = h.deps.db.sql
+    await sql.unsafe(`create function fail_seven() returns trigger language plpgsql as $$
+      begin if new.signal_count = 7 then raise exception 'seven'; end if; return new; end $$`)
+    await sql.unsafe('create trigger fail_seven before insert on session_batches for each row execute function fail_seven()')
+    try {
+      const before = await rowCounts(h, busy)
+      const bodies = Array.from({ length: 24 }, (_, i) => batch(crypto.randomUUID(), makeSignals(i === 12 ? 7 : 10, 0, i)))
+      const answers = await Promise.all(bodies.map((b) => post(busy.publicKey, b)))
+      const statuses = answers.map((r) => r.status)
+      expect(statuses.filter((_, i) => i !== 12)).toEqual(Array(23).fill(202))
+      expect(statuses[12]).toBe(500)
+      expect(await rowCounts(h, busy)).toEqual({ sessions: before.sessions + 23, batches: before.batches + 23, used: before.used + 23 })
+    } finally {
+      await sql.unsafe('drop trigger fail_seven on session_batches')
+      await sql.unsafe('drop function fail_seven()')
+    }
+  }, 60_000)
 })

@@ -59,10 +59,14 @@ export function ingestModule(services: IngestServices) {
   const { db, clock } = services
   // One per app instance: batches of one session are written one at a time without holding a connection while they wait.
   // One scoring run per session at a time (plus one waiting), however many secret-key requests ask.
-  // Batches of different sessions share transactions (group commit) while earlier groups are being written.
+  // Batches of different sessions of one organization share transactions (group commit) while earlier
+  // groups are being written; at most 8 groups at a time, so reads and scoring keep connections of the pool.
   const lanes = {
     queue: new SessionQueue(),
-    writer: new GroupCommit<WriteJob>((jobs) => writeGroup(db, jobs)),
+    writer: new GroupCommit<WriteJob>(
+      (job) => job.input.orgId,
+      (jobs) => writeGroup(db, jobs)
+    ),
     scoring: new ScoringRuns<SessionResult | null>(),
   }
   return new Elysia({ name: 'ingest', prefix: '/v1' })

@@ -93,17 +93,20 @@ export class ScoringRuns<T> {
 
 /**
  * Group commit: jobs that arrive while `maxInFlight` groups are being written wait and go together
- * into the next group (one transaction, one commit, one WAL flush), at most `maxGroup` at a time.
- * A job arriving when a slot is free is written at once, so a quiet instance adds no latency; under
- * load, groups grow by themselves. `flush` settles every job of its group.
+ * into a later group (one transaction, one commit, one WAL flush), at most `maxGroup` at a time. A
+ * group holds jobs of one key only (the organization: a transaction is scoped to one tenant), taken
+ * in arrival order from the oldest waiting job's key, so no key waits behind a busier one. A job
+ * arriving when a slot is free is written at once, so a quiet instance adds no latency; under load,
+ * groups grow by themselves. `flush` settles every job of its group.
  */
 export class GroupCommit<J> {
   private pending: J[] = []
   private inFlight = 0
 
   constructor(
+    private readonly keyOf: (job: J) => string,
     private readonly flush: (jobs: J[]) => Promise<void>,
-    private readonly maxInFlight = 2,
+    private readonly maxInFlight = 8,
     private readonly maxGroup = 64
   ) {}
 
@@ -114,7 +117,11 @@ export class GroupCommit<J> {
 
   private next(): void {
     while (this.inFlight < this.maxInFlight && this.pending.length) {
-      const group = this.pending.splice(0, this.maxGroup)
+      const key = this.keyOf(this.pending[0]!)
+      const group: J[] = []
+      const rest: J[] = []
+      for (const job of this.pending) (group.length < this.maxGroup && this.keyOf(job) === key ? group : rest).push(job)
+      this.pending = rest
       this.inFlight++
       const done = () => {
         this.inFlight--

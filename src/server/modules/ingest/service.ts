@@ -146,27 +146,28 @@ export type WriteJob = { input: IngestInput; batch: Batch; resolve: (w: Written)
 const writeAlone = (db: Db, job: WriteJob) =>
   db.tenant(job.input.orgId, (tx) => writeBatch(tx, job.input, job.batch)).then(job.resolve, job.reject)
 
-/** Sent at once (a postgres.js query runs only when awaited or executed), so it precedes the job's statements on the wire. */
-const setOrg = (tx: Tx, orgId: string) => tx`select set_config('app.org_id', ${orgId}, true)`.execute()
-
 /**
- * Group commit: writes the batches of `jobs` (different sessions, any organizations) in one
+ * Group commit: writes the batches of `jobs` (different sessions of one organization) in one
  * transaction with one commit, each exactly as writeBatch would, and settles each job after the
- * commit (a batch is acknowledged only once durable). Statements are pipelined: all jobs' opening
- * statements in one round trip, all writes in a second, undoing refused new sessions in a rare third.
+ * commit (a batch is acknowledged only once durable). One `db.tenant` transaction, so row-level
+ * security applies as for a lone batch. Statements are pipelined: all jobs' opening statements in one
+ * round trip, all writes in a second, undoing refused new sessions in a rare third.
  *
- * Row-level security as in db.tenant: role bss_tenant for the transaction, and `app.org_id` set to
- * each job's organization right before that job's statements (pipelined statements run in order).
- * Session rows are locked in (org, session) order and counter rows after them in org order, the same
- * order as a single batch's transaction, so groups of two instances cannot deadlock. A database error
- * aborts the group; then each batch is written again alone, so one bad batch fails alone.
+ * Session rows are locked in session order, then the organization's counter row, the same order as a
+ * lone batch's transaction, so groups of two instances cannot deadlock. A database error aborts the
+ * group; then each batch is written again alone, so one bad batch fails alone.
  */
 export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
   if (jobs.length === 1) return writeAlone(db, jobs[0]!)
-  jobs.sort((a, b) => cmp(a.input.orgId, b.input.orgId) || cmp(a.input.body.session_id, b.input.body.session_id))
+  const orgId = jobs[0]!.input.orgId
+  if (jobs.some((job) => job.input.orgId !== orgId)) {
+    for (const job of jobs) job.reject(new Error('a write group spans organizations'))
+    return
+  }
+  jobs.sort((a, b) => cmp(a.input.body.session_id, b.input.body.session_id))
   let outcomes: (Written | ApiError)[]
   try {
-    outcomes = await db.sql.begin((tx) => groupTransaction(tx, jobs))
+    outcomes = await db.tenant(orgId, (tx) => groupTransaction(tx, jobs))
   } catch (error) {
     if (isDatabaseUnavailable(error)) {
       for (const job of jobs) job.reject(error)
@@ -185,14 +186,8 @@ export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 async function groupTransaction(tx: Tx, jobs: WriteJob[]): Promise<(Written | ApiError)[]> {
-  await tx`select set_config('role', 'bss_tenant', true)`
-  // Round trip 1: open every session (create or lock), read its quota and probe for a retry.
-  const scopes: Promise<unknown>[] = []
-  const opens = jobs.map((job) => {
-    scopes.push(setOrg(tx, job.input.orgId))
-    return openSession(tx, job.input, job.batch)
-  })
-  const [, opened] = await Promise.all([Promise.all(scopes), Promise.allSettled(opens)])
+  // Round trip 1: open every session (create or lock), read the quota and probe for a retry.
+  const opened = await Promise.allSettled(jobs.map((job) => openSession(tx, job.input, job.batch)))
   const outcomes: (Written | ApiError | undefined)[] = []
   const undo: number[] = []
   const writes: { i: number; head: repo.SessionHead; quota: Quota }[] = []
@@ -217,16 +212,12 @@ async function groupTransaction(tx: Tx, jobs: WriteJob[]): Promise<(Written | Ap
     }
   })
   // Round trip 2: store the admitted batches and claim their new sessions; drop refused new sessions.
-  const steps: Promise<unknown>[] = []
-  for (const i of undo) {
-    steps.push(setOrg(tx, jobs[i]!.input.orgId), repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id))
-  }
+  const dropped = undo.map((i) => repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id))
   const stored = writes.map(({ i, head, quota }) => {
     const { input, batch } = jobs[i]!
-    steps.push(setOrg(tx, input.orgId))
     return Promise.all([appendOf(tx, input, batch, head), head.inserted ? claimSession(tx, input.orgId, input.now, quota) : quota])
   })
-  const [, written] = await Promise.all([Promise.all(steps), Promise.allSettled(stored)])
+  const [, written] = await Promise.all([Promise.all(dropped), Promise.allSettled(stored)])
   const refused: number[] = []
   written.forEach((r, k) => {
     const { i } = writes[k]!
@@ -238,14 +229,7 @@ async function groupTransaction(tx: Tx, jobs: WriteJob[]): Promise<(Written | Ap
     } else throw r.reason
   })
   // Round trip 3, only when a claim was refused.
-  if (refused.length) {
-    await Promise.all(
-      refused.flatMap((i) => [
-        setOrg(tx, jobs[i]!.input.orgId),
-        repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id),
-      ])
-    )
-  }
+  if (refused.length) await Promise.all(refused.map((i) => repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id)))
   return outcomes as (Written | ApiError)[]
 }
 
