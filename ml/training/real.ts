@@ -310,8 +310,9 @@ export function heldOutFor(h: HeldOut, r: Pick<Row, 'human' | 'fold' | 'family'>
 }
 
 /** Platt on the held-out margins: every real human scored by a model that never saw that person, every bot by one that never saw its family */
-export function calibrate(rows: readonly Row[], h: HeldOut, kind: Kind): { a: number; b: number } {
-  const used = rows.filter((r) => r[kind] !== null)
+export function calibrate(rows: readonly Row[], h: HeldOut, kind: Kind, outerFold?: number): { a: number; b: number } {
+  // nested evaluation: the people of the outer fold (and the negatives made from them) take no part
+  const used = rows.filter((r) => r[kind] !== null && (outerFold === undefined || r.fold !== outerFold))
   const w = weigh(used, () => true)
   const margins = used.map((r) => treeMargin(heldOutFor(h, r, kind), r[kind]!))
   return fitWeightedPlatt(
@@ -331,17 +332,21 @@ export const HUMAN_FLAG_TARGET = { sapimouse: 0.01, delbot: 0.04 }
  * intercept that keeps the share of held-out real humans flagged (their
  * pointer evidence alone below hcs 30) within HUMAN_FLAG_TARGET in every
  * group. Scored by the fold models that never saw them, on the recordings as
- * they are. The eval's human rows are the same sessions, so they meet the
- * targets by construction; the bot rows show the price.
+ * they are. A group absent from the inner folds (a DELBOT setup is one fold)
+ * sets no shift; a touch shift is then the mouse one. The eval picks it per
+ * outer fold without that fold's people (nested), so its human rows are honest.
  */
 export function humanSafeShift(
   h: HeldOut,
   kind: Kind,
-  cal: { a: number; b: number }
+  cal: { a: number; b: number },
+  outerFold?: number
 ): { shift: number; touchShift: number; byGroup: Record<string, number> } {
   const groups = new Map<string, number[]>()
   for (const s of loadAllReal()) {
     if (s.label !== 'human') continue
+    // nested evaluation: the shift for an outer fold is set without that fold's people
+    if (outerFold !== undefined && humanFold(s) === outerFold) continue
     const f = featuresOf(s.signals)[kind]
     if (!f) continue
     // touch sessions (phones) get their own shift: their smooth finger strokes need more room than a mouse does
@@ -367,11 +372,17 @@ export function humanSafeShift(
   return { shift, touchShift: Math.max(shift, touchShift), byGroup }
 }
 
-/** Platt on held-out margins, then the intercept raised by humanSafeShift */
+/**
+ * Platt on held-out margins, then the intercept raised by humanSafeShift.
+ * With outerFold, both are fitted without that fold's people: the eval
+ * scores the outer fold's people with this calibration (nested), so their
+ * flagged shares are not met by construction. The shipped model uses all folds.
+ */
 export function calibrateForHumans(
   rows: readonly Row[],
   h: HeldOut,
-  kind: Kind
+  kind: Kind,
+  outerFold?: number
 ): {
   a: number
   b: number
@@ -381,8 +392,8 @@ export function calibrateForHumans(
   touch_shift: number
   shift_needed_by_group: Record<string, number>
 } {
-  const platt = calibrate(rows, h, kind)
-  const { shift, touchShift, byGroup } = humanSafeShift(h, kind, platt)
+  const platt = calibrate(rows, h, kind, outerFold)
+  const { shift, touchShift, byGroup } = humanSafeShift(h, kind, platt, outerFold)
   return {
     a: platt.a,
     b: platt.b + shift,

@@ -7,7 +7,7 @@ import { combine } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
 import { fitGbdt } from '../../ml/training/gbdt'
-import { fitWeightedPlatt } from '../../ml/training/real'
+import { FOLDS, type HeldOut, fitWeightedPlatt, humanSafeShift } from '../../ml/training/real'
 import { applyCapture } from '../../ml/training/capture'
 import { PERTURBATIONS, perturbSession } from '../../ml/training/perturb'
 import { createRng } from '../../ml/synth/prng'
@@ -176,4 +176,22 @@ describe('capture and perturbation helpers', () => {
       expect(sessionFeatures(p).pointer).not.toBeNull()
     }
   })
+})
+
+describe('nested calibration (eval): an outer fold does not choose its own shift', () => {
+  // fold models without trees: every person of fold f gets margin base[f]; the pointer features are not read
+  const ensemble = (base: number) => ({ feature_names: [], base_score: base, trees: [] })
+  const held = (base: number[]): HeldOut => ({
+    humanFold: base.map((b) => ({ pointer: ensemble(b), vector: ensemble(b) })),
+    botFamily: new Map(),
+  })
+  const cal = { a: 1, b: 0 }
+  it('the shift for fold f ignores fold f, and without an outer fold it does not', () => {
+    const base = Array.from({ length: FOLDS }, () => 2)
+    const lowered = base.map((b, f) => (f === 1 ? -5 : b))
+    // fold 1's people look like bots: the all-folds shift must rise to protect them, the shift nested for fold 1 must not
+    expect(humanSafeShift(held(lowered), 'pointer', cal).shift).toBeGreaterThan(humanSafeShift(held(base), 'pointer', cal).shift + 1)
+    expect(humanSafeShift(held(lowered), 'pointer', cal, 1).shift).toBe(humanSafeShift(held(base), 'pointer', cal, 1).shift)
+    expect(humanSafeShift(held(lowered), 'pointer', cal, 0).shift).toBeGreaterThan(humanSafeShift(held(base), 'pointer', cal, 0).shift + 1)
+  }, 60000)
 })
