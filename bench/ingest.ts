@@ -68,23 +68,32 @@ async function main() {
     const ceilingPort = servicePort + 500
     children.push(
       // BENCH_PROFILE=dir writes the service's CPU profile (markdown) there when it stops.
-      Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'src/server/main.ts'], {
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          PORT: String(servicePort),
-          HOST: '127.0.0.1',
-          NODE_ENV: 'production',
-          JWT_SECRET: 'bench-only-secret-bench-only-secret-0123456789',
-          LOG_LEVEL: 'info',
-          RATE_LIMIT_KEY_PER_MIN: '1000000',
-          RATE_LIMIT_ORG_PER_MIN: '10000000',
-        },
-        stdout: process.env.BENCH_LOG ? Bun.file(process.env.BENCH_LOG) : 'ignore',
-        stderr: 'inherit',
-      })
+      Bun.spawn(
+        [
+          process.execPath,
+          ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+          'src/server/main.ts',
+        ],
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            PORT: String(servicePort),
+            HOST: '127.0.0.1',
+            NODE_ENV: 'production',
+            JWT_SECRET: 'bench-only-secret-bench-only-secret-0123456789',
+            LOG_LEVEL: 'info',
+            RATE_LIMIT_KEY_PER_MIN: '1000000',
+            RATE_LIMIT_ORG_PER_MIN: '10000000',
+          },
+          stdout: process.env.BENCH_LOG ? Bun.file(process.env.BENCH_LOG) : 'ignore',
+          stderr: 'inherit',
+        }
+      )
     )
-    children.push(Bun.spawn([process.execPath, import.meta.path, '--ceiling', String(ceilingPort)], { stdout: 'ignore', stderr: 'inherit' }))
+    children.push(
+      Bun.spawn([process.execPath, import.meta.path, '--ceiling', String(ceilingPort)], { stdout: 'ignore', stderr: 'inherit' })
+    )
     await waitFor(`http://127.0.0.1:${servicePort}/health`)
     await waitFor(`http://127.0.0.1:${ceilingPort}/v1/ingest`)
 
@@ -100,7 +109,9 @@ async function main() {
     const ceiling: Target = { name: 'ceiling', url: `http://127.0.0.1:${ceilingPort}/v1/ingest`, key: keyPair.public_key }
     const ingest: Target = { name: 'ingest', url: `http://127.0.0.1:${servicePort}/v1/ingest`, key: keyPair.public_key }
 
-    console.log(`# ${SIGNALS_PER_BATCH} signals per batch, sessions of ${batchesPerSession} batches (1 new + ${batchesPerSession - 1} continuing), ${seconds} s per level`)
+    console.log(
+      `# ${SIGNALS_PER_BATCH} signals per batch, sessions of ${batchesPerSession} batches (1 new + ${batchesPerSession - 1} continuing), ${seconds} s per level`
+    )
     const results: Record<string, Run[]> = { ceiling: [], ingest: [] }
     const only = process.env.BENCH_ONLY
     for (const target of [ceiling, ingest].filter((t) => !only || t.name === only)) {
@@ -108,7 +119,9 @@ async function main() {
         await closedLoop(target, workload, c, 1) // warm-up
         const run = await closedLoop(target, workload, c, seconds)
         results[target.name]!.push(run)
-        console.log(`${target.name.padEnd(8)} c=${String(c).padStart(3)}  ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  non-2xx ${run.errors} ${JSON.stringify(run.statuses)}`)
+        console.log(
+          `${target.name.padEnd(8)} c=${String(c).padStart(3)}  ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  non-2xx ${run.errors} ${JSON.stringify(run.statuses)}`
+        )
       }
     }
 
@@ -117,20 +130,27 @@ async function main() {
     const half = await openLoop(ingest, workload, peak / 2, seconds)
     const ceilingPeak = Math.max(...results.ceiling!.map((r) => r.rps))
 
-    console.log('\n| concurrency | ingest req/s | ingest p50 ms | ingest p99 ms | ceiling req/s | ceiling p50 ms | ceiling p99 ms | ingest / ceiling |')
+    console.log(
+      '\n| concurrency | ingest req/s | ingest p50 ms | ingest p99 ms | ceiling req/s | ceiling p50 ms | ceiling p99 ms | ingest / ceiling |'
+    )
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
     levels.forEach((c, i) => {
       const a = results.ingest![i]!
       const b = results.ceiling![i]!
-      console.log(`| ${c} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`)
+      console.log(
+        `| ${c} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`
+      )
     })
-    console.log(`\npeak ingest ${peak.toFixed(0)} req/s = ${((peak / ceilingPeak) * 100).toFixed(0)}% of the ceiling's peak ${ceilingPeak.toFixed(0)} req/s`)
-    console.log(`open loop at half of peak (${(peak / 2).toFixed(0)} req/s offered): ${half.rps.toFixed(0)} req/s done, p50 ${half.p50.toFixed(2)} ms, p99 ${half.p99.toFixed(2)} ms, non-2xx ${half.errors}`)
+    console.log(
+      `\npeak ingest ${peak.toFixed(0)} req/s = ${((peak / ceilingPeak) * 100).toFixed(0)}% of the ceiling's peak ${ceilingPeak.toFixed(0)} req/s`
+    )
+    console.log(
+      `open loop at half of peak (${(peak / 2).toFixed(0)} req/s offered): ${half.rps.toFixed(0)} req/s done, p50 ${half.p50.toFixed(2)} ms, p99 ${half.p99.toFixed(2)} ms, non-2xx ${half.errors}`
+    )
   } finally {
     await cleanup()
   }
 }
-
 
 /** Pointer/keyboard/scroll streams from the scoring module's synthetic humans, cut into 200-event batches. */
 function makeWorkload(batchesPerSession: number) {
@@ -164,9 +184,9 @@ function makeWorkload(batchesPerSession: number) {
       }
       // A per-session offset and a random one-pixel wobble: each session's trajectory (and so its
       // fingerprint) is its own, as real ones are, while the workload keeps its realistic shape.
-      const events = pool.slice(batch * SIGNALS_PER_BATCH, (batch + 1) * SIGNALS_PER_BATCH).map((s) =>
-        s.x === undefined ? s : { ...s, x: s.x + shift + (Math.random() < 0.1 ? 1 : 0), y: (s.y ?? 0) + shift }
-      )
+      const events = pool
+        .slice(batch * SIGNALS_PER_BATCH, (batch + 1) * SIGNALS_PER_BATCH)
+        .map((s) => (s.x === undefined ? s : { ...s, x: s.x + shift + (Math.random() < 0.1 ? 1 : 0), y: (s.y ?? 0) + shift }))
       batch++
       return `{"session_id":"${session}","sdk_type":"web","captured_at":"${new Date().toISOString()}","signals":${JSON.stringify(events)},"features":${features}}`
     }

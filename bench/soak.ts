@@ -25,8 +25,16 @@ url.pathname = '/' + dbName
 const port = 41_000 + Math.floor(Math.random() * 1000)
 const service = Bun.spawn([process.execPath, 'src/server/main.ts'], {
   env: {
-    ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production',
-    JWT_SECRET, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_ORG_PER_MIN: '10000000',
+    ...process.env,
+    DATABASE_URL: url.toString(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    JWT_SECRET,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    TRUST_PROXY: 'true',
+    RATE_LIMIT_KEY_PER_MIN: '1000000',
+    RATE_LIMIT_ORG_PER_MIN: '10000000',
   },
   stdout: process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore',
   stderr: 'inherit',
@@ -93,9 +101,11 @@ try {
   const lastMinute = median(after.filter((s) => s.t >= SECONDS - 60).map((s) => s.rssMb))
   const trend = ((lastMinute - firstMinute) / firstMinute) * 100
   const band = after.map((s) => s.rssMb)
-  console.log(`\nRSS after warm-up: median of the first minute ${firstMinute.toFixed(1)} MB, of the last minute ${lastMinute.toFixed(1)} MB ` +
-    `(${trend >= 0 ? '+' : ''}${trend.toFixed(1)}%: ${Math.abs(trend) <= 10 ? 'flat within 10%' : 'NOT flat within 10%'}); ` +
-    `samples between ${Math.min(...band).toFixed(1)} and ${Math.max(...band).toFixed(1)} MB`)
+  console.log(
+    `\nRSS after warm-up: median of the first minute ${firstMinute.toFixed(1)} MB, of the last minute ${lastMinute.toFixed(1)} MB ` +
+      `(${trend >= 0 ? '+' : ''}${trend.toFixed(1)}%: ${Math.abs(trend) <= 10 ? 'flat within 10%' : 'NOT flat within 10%'}); ` +
+      `samples between ${Math.min(...band).toFixed(1)} and ${Math.max(...band).toFixed(1)} MB`
+  )
 } finally {
   service.kill()
   await service.exited
@@ -107,7 +117,6 @@ function rssMb(pid: number): number {
   const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024
 }
-
 
 /** The i-th request of a realistic mix: mostly SDK batches, then backend reads, dashboard and public pages. */
 function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string }) {
@@ -124,7 +133,12 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
     session_id: session,
     sdk_type: 'web',
     captured_at: new Date().toISOString(),
-    signals: Array.from({ length: 200 }, (_, i) => ({ t: n * 5000 + i * 16 + (i % 3), k: i % 50 === 49 ? 'c' : 'mm', x: 100 + i * 2 + (n % 9), y: 300 + Math.round(40 * Math.sin(i / 15)) + (n % 5) })),
+    signals: Array.from({ length: 200 }, (_, i) => ({
+      t: n * 5000 + i * 16 + (i % 3),
+      k: i % 50 === 49 ? 'c' : 'mm',
+      x: 100 + i * 2 + (n % 9),
+      y: 300 + Math.round(40 * Math.sin(i / 15)) + (n % 5),
+    })),
     features,
   })
   return (i: number): { path: string; init: RequestInit } => {
@@ -144,11 +158,23 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
       const key = slot % 3 === 0 ? keys.secretKey : keys.publicKey
       return { path: '/v1/ingest', init: json(batch(session, i), { 'x-api-key': key }) }
     }
-    if (slot < 15) return { path: `/v1/session/${sessions[i % Math.max(1, sessions.length)] ?? crypto.randomUUID()}`, init: { headers: { 'x-api-key': keys.secretKey } } }
+    if (slot < 15)
+      return {
+        path: `/v1/session/${sessions[i % Math.max(1, sessions.length)] ?? crypto.randomUUID()}`,
+        init: { headers: { 'x-api-key': keys.secretKey } },
+      }
     if (slot < 16) return { path: '/v1/org/usage', init: { headers: { authorization: `Bearer ${keys.jwt}` } } }
-    if (slot < 17) return { path: '/graphql', init: json({ query: '{ getPlanUsage { sessionsUsed percentUsed } listApiKeys { keyPairId name lastUsedAt } }' }, { authorization: `Bearer ${keys.jwt}` }) }
+    if (slot < 17)
+      return {
+        path: '/graphql',
+        init: json(
+          { query: '{ getPlanUsage { sessionsUsed percentUsed } listApiKeys { keyPairId name lastUsedAt } }' },
+          { authorization: `Bearer ${keys.jwt}` }
+        ),
+      }
     if (slot < 18) return { path: '/v1/demo/live-score', init: json({ features }, { 'x-forwarded-for': ip }) }
-    if (slot < 19) return { path: '/v1/leads', init: json({ email: `lead${i % 500}@example.com`, source: 'pricing_page' }, { 'x-forwarded-for': ip }) }
+    if (slot < 19)
+      return { path: '/v1/leads', init: json({ email: `lead${i % 500}@example.com`, source: 'pricing_page' }, { 'x-forwarded-for': ip }) }
     return { path: '/health', init: {} }
   }
 }
