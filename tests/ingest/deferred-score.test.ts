@@ -7,7 +7,7 @@ import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import { scoreSession } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
-import { FEATURES, ingest, makeBatch, makeSignals, midMonth, rowCounts, withKey } from './support'
+import { FEATURES, ingest, makeBatch, makeSignals, midMonth, rowCounts, withKey, unlimitEnterprise } from './support'
 
 // Issue 14: a public-key batch is stored without scoring; the score is computed when a secret key asks
 // (ingest or GET) over every stored signal. These tests hold the deferred score to a full recomputation
@@ -19,8 +19,7 @@ let org: SeededOrg
 beforeAll(async () => {
   h = await createHarness()
   h.clock.current = midMonth()
-  // No 429 in a test that sends a few hundred batches: lift the plan's own per-minute limit.
-  await h.deps.db.sql`update plans set rate_limit_per_minute = null where plan_id = 'enterprise'`
+  await unlimitEnterprise(h)
   org = await h.seedOrg('Equivalence', 'enterprise')
 }, 60_000)
 afterAll(() => h.close())

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
-import { FEATURES, makeSignals, midMonth, rowCounts } from './support'
+import { FEATURES, makeSignals, midMonth, rowCounts, unlimitEnterprise, postIngest } from './support'
 
 // Group commit (issue 14): concurrent batches of different sessions share one transaction. Each batch
 // must still be answered exactly as if it had been written alone — a refused quota claim, a closed or
@@ -12,21 +12,14 @@ let small: SeededOrg
 beforeAll(async () => {
   h = await createHarness()
   h.clock.current = midMonth()
-  await h.deps.db.sql`update plans set rate_limit_per_minute = null where plan_id = 'enterprise'`
+  await unlimitEnterprise(h)
   await h.deps.db.sql`insert into plans (plan_id, display_name, sessions_limit) values ('five', 'Five', 5)`
   busy = await h.seedOrg('Busy', 'enterprise')
   small = await h.seedOrg('Small', 'five')
 }, 60_000)
 afterAll(() => h.close())
 
-const post = (key: string, body: unknown) =>
-  h.app.handle(
-    new Request('http://localhost/v1/ingest', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify(body),
-    })
-  )
+const post = (key: string, body: unknown) => postIngest(h, key, body)
 
 const batch = (sessionId: string, signals: unknown[], at = h.clock.now()) => ({
   session_id: sessionId,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
-import { FEATURES, makeBatch, makeSignals, midMonth } from './support'
+import { FEATURES, makeBatch, makeSignals, midMonth, unlimitEnterprise, postIngest } from './support'
 
 // Issue 14: 40 concurrent batches to one 600k-signal session made another tenant's ingest wait 5 s and
 // fail 503 — each batch re-read and rescored the whole session while holding its row lock and a pooled
@@ -18,20 +18,13 @@ let other: SeededOrg
 beforeAll(async () => {
   h = await createHarness()
   h.clock.current = midMonth()
-  await h.deps.db.sql`update plans set rate_limit_per_minute = null where plan_id = 'enterprise'`
+  await unlimitEnterprise(h)
   hot = await h.seedOrg('Hot', 'enterprise')
   other = await h.seedOrg('Bystander', 'enterprise')
 }, 60_000)
 afterAll(() => h.close())
 
-const post = (key: string, body: unknown) =>
-  h.app.handle(
-    new Request('http://localhost/v1/ingest', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify(body),
-    })
-  )
+const post = (key: string, body: unknown) => postIngest(h, key, body)
 
 /** A session of HOT_SIGNALS stored signals (10,000 per batch). */
 async function hotSession(): Promise<string> {

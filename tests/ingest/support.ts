@@ -35,6 +35,22 @@ export function ingest(h: Harness, key: string, body: unknown) {
   return h.json('POST', '/v1/ingest', { body, headers: withKey(key) })
 }
 
+/** POST /v1/ingest answered as the raw Response: status and timing, nothing parsed. */
+export function postIngest(h: Harness, key: string, body: unknown): Promise<Response> {
+  return h.app.handle(
+    new Request('http://localhost/v1/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...withKey(key) },
+      body: JSON.stringify(body),
+    })
+  )
+}
+
+/** Tests that send hundreds of batches lift the enterprise plan's per-minute limit, so no 429 interferes. */
+export async function unlimitEnterprise(h: Harness): Promise<void> {
+  await h.deps.db.sql`update plans set rate_limit_per_minute = null where plan_id = 'enterprise'`
+}
+
 /** Rows an organization has in each table ingest writes to. */
 export async function rowCounts(h: Harness, org: SeededOrg | string) {
   const orgId = typeof org === 'string' ? org : org.orgId
