@@ -199,3 +199,18 @@ class SecretLedger {
     return found
   }
 }
+
+/** A minimal valid server-side ingest batch (two moves, a constant vector) for tests about access, not scoring. */
+export function tinyBatch(h: Harness, overrides: Record<string, unknown> = {}) {
+  return {
+    session_id: crypto.randomUUID(),
+    sdk_type: 'server',
+    captured_at: h.clock.now().toISOString(),
+    signals: [
+      { t: 0, k: 'mm', x: 1, y: 2 },
+      { t: 16, k: 'mm', x: 5, y: 4 },
+    ],
+    features: Array(34).fill(0.1),
+    ...overrides,
+  }
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { credentialMatrix, type MatrixCase } from '../helpers/credential-matrix'
-import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
+import { createHarness, type Harness, type SeededOrg, tinyBatch } from '../helpers/harness'
 
 /**
  * Every authenticated REST route and every GraphQL operation through the one credential matrix
@@ -15,16 +15,7 @@ beforeAll(async () => {
 afterAll(() => h?.close())
 const harness = () => h
 
-const batch = () => ({
-  session_id: crypto.randomUUID(),
-  sdk_type: 'server',
-  captured_at: h.clock.now().toISOString(),
-  signals: [
-    { t: 0, k: 'mm', x: 1, y: 2 },
-    { t: 16, k: 'mm', x: 5, y: 4 },
-  ],
-  features: Array(34).fill(0.1),
-})
+const batch = () => tinyBatch(h)
 
 async function sessionOf(h: Harness, org: SeededOrg): Promise<string> {
   const body = batch()

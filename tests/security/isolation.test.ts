@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createHarness, type Harness } from '../helpers/harness'
+import { createHarness, type Harness, tinyBatch } from '../helpers/harness'
 import { codes, gql } from '../graphql/gql'
 
 /**
@@ -23,19 +23,7 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-function batch(sessionId: string, extra: Record<string, unknown> = {}) {
-  return {
-    session_id: sessionId,
-    sdk_type: 'server',
-    captured_at: h.clock.now().toISOString(),
-    signals: [
-      { t: 0, k: 'mm', x: 1, y: 2 },
-      { t: 16, k: 'mm', x: 5, y: 4 },
-    ],
-    features: Array(34).fill(0.1),
-    ...extra,
-  }
-}
+const batch = (sessionId: string, extra: Record<string, unknown> = {}) => tinyBatch(h, { session_id: sessionId, ...extra })
 
 /** Everything organization A owns, as one comparable value. */
 async function snapshotA() {
