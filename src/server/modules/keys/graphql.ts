@@ -81,6 +81,12 @@ function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOut
 
 const keyPairNotFound = () => new ApiError('not_found', 'key pair not found')
 
+/** A rotation or origin change that did not happen: another organization's or an unknown pair is not found; a revoked one is bad input. */
+function refuseChange(status: 'not_found' | 'revoked', revokedMessage: string): never {
+  if (status === 'not_found') throw keyPairNotFound()
+  throw new ApiError('validation_failed', revokedMessage, [{ path: 'keyPairId', message: 'key pair is revoked' }])
+}
+
 /** API key pairs in the dashboard; `credentials` is told to forget a revoked or rotated key on this instance. */
 export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credentials }): GraphQLPart {
   return {
@@ -117,12 +123,7 @@ export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credenti
           const result = await db.tenant(context.principal.orgId, (tx) =>
             rotateKeyPair(tx, context.principal.orgId, keyPairId, gracePeriodSeconds)
           )
-          if (result.status !== 'rotated') {
-            if (result.status === 'not_found') throw keyPairNotFound()
-            throw new ApiError('validation_failed', 'a revoked key pair cannot be rotated: create a new one', [
-              { path: 'keyPairId', message: 'key pair is revoked' },
-            ])
-          }
+          if (result.status !== 'rotated') refuseChange(result.status, 'a revoked key pair cannot be rotated: create a new one')
           credentials.forget()
           return toApiKeyPair(result.keyPair, result.secretKey)
         },
@@ -132,12 +133,7 @@ export function keysGraphQL({ db, credentials }: { db: Db; credentials: Credenti
           const result = await db.tenant(context.principal.orgId, (tx) =>
             updateKeyPairOrigins(tx, context.principal.orgId, keyPairId, allowedOrigins)
           )
-          if (result.status !== 'updated') {
-            if (result.status === 'not_found') throw keyPairNotFound()
-            throw new ApiError('validation_failed', 'a revoked key pair cannot be changed', [
-              { path: 'keyPairId', message: 'key pair is revoked' },
-            ])
-          }
+          if (result.status !== 'updated') refuseChange(result.status, 'a revoked key pair cannot be changed')
           // The new list applies on this instance now, on the others within KEY_CACHE_TTL_MS.
           credentials.forget()
           return toApiKeyPair(result.keyPair)
