@@ -6,7 +6,7 @@ import { getSessionResult } from '../../src/server/modules/ingest'
 import { findScoredSession } from '../../src/server/modules/ingest/repo'
 import type { Db, Sql } from '../../src/server/platform/db'
 import { createTestDb, type TestDb } from '../helpers/db'
-import { createHarness, type Harness } from '../helpers/harness'
+import { createHarness, type Harness, tinyBatch } from '../helpers/harness'
 
 // The public demo page reads a session result: it must do so in the demo organization's row-level-security
 // scope (db.tenant), never with the connection's own role, for which row-level security does not apply.
@@ -54,19 +54,7 @@ afterAll(async () => {
 }, 60_000)
 
 async function ingest(key: string, sessionId: string) {
-  return h.json('POST', '/v1/ingest', {
-    headers: { 'x-api-key': key },
-    body: {
-      session_id: sessionId,
-      sdk_type: 'web',
-      captured_at: h.clock.now().toISOString(),
-      signals: [
-        { t: 1, k: 'mm', x: 1, y: 2 },
-        { t: 20, k: 'mm', x: 5, y: 9 },
-      ],
-      features: Array(34).fill(0),
-    },
-  })
+  return h.json('POST', '/v1/ingest', { headers: { 'x-api-key': key }, body: tinyBatch(h, { session_id: sessionId, sdk_type: 'web' }) })
 }
 
 describe('GET /demo/result/:session_id and row-level security', () => {
