@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { codes, gql } from '../graphql/gql'
-import { createHarness, type Harness } from '../helpers/harness'
+import { createHarness, type Harness, tinyBatch } from '../helpers/harness'
 
 // The same key lifecycle as keys.test.ts, through the real POST /v1/ingest instead of a probe route.
 let h: Harness
@@ -9,16 +9,7 @@ beforeAll(async () => {
 }, 30_000)
 afterAll(() => h.close())
 
-const batch = () => ({
-  session_id: crypto.randomUUID(),
-  sdk_type: 'web',
-  captured_at: h.clock.now().toISOString(),
-  signals: [
-    { t: 0, k: 'mm', x: 10, y: 20 },
-    { t: 16, k: 'c', x: 12, y: 22 },
-  ],
-  features: Array.from({ length: 34 }, (_, i) => (i % 5) / 10),
-})
+const batch = () => tinyBatch(h, { sdk_type: 'web' })
 
 const ingest = (key: string, origin?: string) =>
   h.request('POST', '/v1/ingest', { body: batch(), headers: { 'x-api-key': key, ...(origin ? { origin } : {}) } })
