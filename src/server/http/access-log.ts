@@ -11,6 +11,24 @@ export function noteGraphQLCode(request: Request, code: string) {
 }
 
 /**
+ * A GraphQL error answered before or instead of Yoga (credential, rate limit, outage, Idempotency-Key):
+ * GraphQL's body shape with the contract's code, noted for the access log.
+ */
+export function graphqlErrorResponse(
+  request: Request,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {}
+): Response {
+  noteGraphQLCode(request, code)
+  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+}
+
+/**
  * The status that went out: a handler that returns its own Response (GraphQL, pages) sets it there,
  * not in `set.status`, which then still reads 200.
  */

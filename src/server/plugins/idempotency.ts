@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { parse } from 'graphql'
+import { graphqlErrorResponse } from '../http/access-log'
 import { clientIp, type TrustProxy } from '../platform/client-ip'
 import { ApiError, isDatabaseUnavailable } from '../platform/errors'
 import { readBodyLimited } from '../platform/http'
@@ -37,13 +38,6 @@ function isMutationRequest(body: string): boolean {
   } catch {
     return false // Yoga answers the malformed request
   }
-}
-
-function graphqlError(status: number, message: string, headers: Record<string, string> = {}) {
-  return new Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  })
 }
 
 async function captured(response: unknown, set: { status?: unknown; headers: Record<string, unknown> }): Promise<StoredResponse> {
@@ -103,7 +97,7 @@ export function idempotencyPlugin({
       const isGraphql = url.pathname === '/graphql'
       if (!KEY_RE.test(key)) {
         const message = 'Idempotency-Key must be 1–255 visible ASCII characters'
-        if (isGraphql) return graphqlError(400, message)
+        if (isGraphql) return graphqlErrorResponse(request, 400, 'BAD_USER_INPUT', message)
         throw new ApiError('validation_failed', message, [{ path: 'Idempotency-Key', message }])
       }
       let body: string
@@ -121,12 +115,9 @@ export function idempotencyPlugin({
       } catch (error) {
         // /graphql answers its own outage in GraphQL's shape (API.md); REST gets the envelope's 503.
         if (isGraphql && isDatabaseUnavailable(error)) {
-          return new Response(
-            JSON.stringify({
-              errors: [{ message: 'the service is temporarily unavailable, retry later', extensions: { code: 'UNAVAILABLE' } }],
-            }),
-            { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5' } }
-          )
+          return graphqlErrorResponse(request, 503, 'UNAVAILABLE', 'the service is temporarily unavailable, retry later', {
+            'retry-after': '5',
+          })
         }
         throw error
       }
@@ -141,12 +132,12 @@ export function idempotencyPlugin({
         }
         case 'mismatch': {
           const message = 'this Idempotency-Key was used with a different request in the last 24 hours'
-          if (isGraphql) return graphqlError(409, message)
+          if (isGraphql) return graphqlErrorResponse(request, 409, 'BAD_USER_INPUT', message)
           throw new ApiError('conflict', message)
         }
         case 'in_progress': {
           const message = 'a request with this Idempotency-Key is still being processed; retry shortly'
-          if (isGraphql) return graphqlError(409, message, { 'retry-after': '1' })
+          if (isGraphql) return graphqlErrorResponse(request, 409, 'BAD_USER_INPUT', message, { 'retry-after': '1' })
           throw new ApiError('conflict', message, undefined, { 'retry-after': '1' })
         }
       }

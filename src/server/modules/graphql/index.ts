@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import { GraphQLError, type GraphQLFormattedError, printSchema } from 'graphql'
+import { GraphQLError, printSchema } from 'graphql'
 import { createSchema, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
-import { noteGraphQLCode } from '../../http/access-log'
+import { graphqlErrorResponse, noteGraphQLCode } from '../../http/access-log'
 import { bodyOptions } from '../../http/body'
 import { requestId, tagOrg } from '../../http/context'
 import { errors as restErrors } from '../../http/openapi'
@@ -23,18 +23,6 @@ export { chargeListItems, DEFAULT_LIMITS, type QueryLimits } from './limits'
 
 /** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */
 const MAX_BODY_BYTES = 64 * 1024
-
-function graphqlErrorResponse(
-  request: Request,
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {}
-): Response {
-  noteGraphQLCode(request, code)
-  const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] }
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
-}
 
 function yogaLogger(log: Logger): YogaLogger {
   const describe = (args: unknown[]) => {
