@@ -37,8 +37,6 @@ export interface SessionScoreInput {
 
 /** the shipped model, as committed */
 export const MODEL = modelJson as unknown as M4Model
-/** the shipped model under its earlier name */
-export const M3_MODEL = MODEL
 
 export const MODEL_VERSION: string = MODEL.model_version
 export { trajectoryFingerprint }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { extractFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
-import { M3_MODEL, scoreSession, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
+import { MODEL, scoreSession, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { replaySession } from '../../ml/synth/bots'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
@@ -29,17 +29,17 @@ describe('scoreSessionWith', () => {
     for (const family of ['human', 'linear_constant', 'untrusted'] as const) {
       const signals = sessionFor(SEED, family, 0)
       const input = { signals, clientFeatures: extractFeatures(signals) }
-      expect(scoreSessionWith(M3_MODEL, input)).toEqual(scoreSession(input))
-      expect(scoreSessionWith(M3_MODEL, { ...input, replayed: true })).toEqual(scoreSession({ ...input, replayed: true }))
+      expect(scoreSessionWith(MODEL, input)).toEqual(scoreSession(input))
+      expect(scoreSessionWith(MODEL, { ...input, replayed: true })).toEqual(scoreSession({ ...input, replayed: true }))
     }
   })
 
   it('uses the model it is given', () => {
     const signals = sessionFor(SEED, 'human', 1)
     const doubter: M4Model = {
-      ...M3_MODEL,
+      ...MODEL,
       model_version: 'test-doubter',
-      pointer: { ...M3_MODEL.pointer, calibration: { method: 'platt', a: 0, b: -40 } },
+      pointer: { ...MODEL.pointer, calibration: { method: 'platt', a: 0, b: -40 } },
     }
     const r = scoreSessionWith(doubter, { signals, clientFeatures: extractFeatures(signals) })
     expect(r.model_version).toBe('test-doubter')
@@ -54,7 +54,7 @@ describe('org stream (the replay lookup ingest does)', () => {
     const other = sessionFor(SEED, 'human', 2)
     const entries = streamEvidence([{ signals: source }, { signals: other }, { signals: replay }])
     expect(entries.map((e) => e.replayed)).toEqual([false, false, true])
-    const [first, , replayed] = scoreStream(M3_MODEL, entries)
+    const [first, , replayed] = scoreStream(MODEL, entries)
     expect(first.reasons).not.toContain('replayed_trajectory')
     expect(first.hcs).toBeGreaterThanOrEqual(70)
     expect(replayed.reasons).toContain('replayed_trajectory')
@@ -77,7 +77,7 @@ describe('org stream (the replay lookup ingest does)', () => {
     const signals = sessionFor(SEED, 'human', 3)
     const other = sessionFor(SEED, 'human', 4)
     const forged = extractFeatures(other).map((v, i) => (i < 6 ? v + 5 : v))
-    const [honest, lying] = scoreStream(M3_MODEL, streamEvidence([{ signals }, { signals: other, clientFeatures: forged }]))
+    const [honest, lying] = scoreStream(MODEL, streamEvidence([{ signals }, { signals: other, clientFeatures: forged }]))
     expect(honest.reasons).not.toContain('feature_mismatch')
     expect(lying.reasons).toContain('feature_mismatch')
   })
