@@ -5,13 +5,13 @@
 // a modality without data adds nothing. hcs is m3_score × 100, capped by every
 // integrity check that fails. docs/scoring.md has the method, caps,
 // thresholds and reason codes.
-import { FEATURE_INDEX as F, FEATURE_WINDOW, clampFeature, extractFeatures } from './features'
+import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_WINDOW, clampFeature, extractFeatures } from './features'
 import { type Evidence, type Modality, sessionEvidenceOf, vectorEvidenceOf } from './evidence'
 import { trajectoryFingerprint } from './fingerprint'
 import { type M4Model, sigmoid } from './inference'
 import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
 import modelJson from './model/m4-2026.11.0.json'
-import { type SessionFeatures, sessionFeatures } from './session-features'
+import { POINTER_FEATURE_NAMES, type SessionFeatures, sessionFeatures } from './session-features'
 import type { Signal } from './signals'
 
 export type Verdict = 'human_verified' | 'suspicious' | 'bot' | 'insufficient_data'
@@ -35,8 +35,29 @@ export interface SessionScoreInput {
   replayed?: boolean
 }
 
+/**
+ * A model trained on other features than the extractors compute would score garbage without an error:
+ * its trees index features by position, so the names it was trained on must be the extractors'.
+ */
+export function checkModelFeatures(model: M4Model): void {
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i])
+  if (!same(model.pointer.feature_names, POINTER_FEATURE_NAMES)) {
+    throw new Error(`model ${model.model_version}: its pointer features are not those of session-features.ts`)
+  }
+  const vector = model.vector_pointer
+  if (
+    !same(
+      vector.feature_names,
+      vector.feature_index.map((i) => FEATURE_NAMES[i] ?? '')
+    )
+  ) {
+    throw new Error(`model ${model.model_version}: its client-vector features are not those of features.ts`)
+  }
+}
+
 /** the shipped model, as committed */
 export const MODEL = modelJson as unknown as M4Model
+checkModelFeatures(MODEL)
 
 export const MODEL_VERSION: string = MODEL.model_version
 export { trajectoryFingerprint }

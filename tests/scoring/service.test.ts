@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
+  checkModelFeatures,
   MODEL,
   MODEL_VERSION,
   type ScoreResult,
@@ -54,6 +55,15 @@ describe('model file', () => {
     expect(model.pointer.calibration.method).toBe('platt')
     expect(model.pointer.calibration.a).toBeGreaterThan(0)
     expect(statSync(path).size).toBeLessThan(1.5 * 1024 * 1024)
+  })
+
+  it('is refused when its features are not the extractors’ (trees index features by position)', () => {
+    expect(() => checkModelFeatures(MODEL)).not.toThrow()
+    const names = [...MODEL.pointer.feature_names]
+    ;[names[0], names[1]] = [names[1]!, names[0]!]
+    expect(() => checkModelFeatures({ ...MODEL, pointer: { ...MODEL.pointer, feature_names: names } })).toThrow(/pointer features/)
+    const vector = { ...MODEL.vector_pointer, feature_index: MODEL.vector_pointer.feature_index.map((i) => i + 1) }
+    expect(() => checkModelFeatures({ ...MODEL, vector_pointer: vector })).toThrow(/client-vector features/)
   })
 })
 
