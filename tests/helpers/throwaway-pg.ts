@@ -1,6 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+const randomPort = () => 20_000 + Math.floor(Math.random() * 20_000)
 
 /**
  * A private PostgreSQL server (initdb in a temp folder, its own port) that a fault test may stop
@@ -9,7 +11,7 @@ import { join } from 'node:path'
  */
 export class ThrowawayPostgres {
   readonly dir = mkdtempSync(join(tmpdir(), 'bss-pg-'))
-  readonly port = 20_000 + Math.floor(Math.random() * 20_000)
+  port = randomPort()
 
   static binDir(): string | null {
     const base = '/usr/lib/postgresql'
@@ -50,7 +52,28 @@ export class ThrowawayPostgres {
   init() {
     chmodSync(this.dir, 0o777) // the postgres user writes its data folder inside
     this.run(['initdb', '-D', join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
-    this.start()
+    // A random port can be taken by another listener (a CI run's servers, another test's): then try another.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.start()
+      } catch (error) {
+        const log = this.log()
+        if (attempt < 5 && /already in use/i.test(log)) {
+          this.port = randomPort()
+          continue
+        }
+        throw new Error(`${(error as Error).message}\n${log.slice(-2000)}`)
+      }
+    }
+  }
+
+  /** The server's own log (why a start failed). */
+  log(): string {
+    try {
+      return readFileSync(join(this.dir, 'log'), 'utf8')
+    } catch {
+      return ''
+    }
   }
 
   start() {
