@@ -74,7 +74,9 @@ function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOut
   const result = v.safeParse(schema, input)
   if (!result.success) {
     const details = issuesToDetails(result.issues as unknown as Parameters<typeof issuesToDetails>[0])
-    throw new ApiError('validation_failed', details[0] ? `${details[0].path}: ${details[0].message}` : 'invalid input', details)
+    // Every problem in the message too (e.g. each bad origin of a list), not only the first.
+    const message = details.map((d) => `${d.path}: ${d.message}`).join('; ')
+    throw new ApiError('validation_failed', message || 'invalid input', details)
   }
   return result.output
 }

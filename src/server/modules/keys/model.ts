@@ -16,12 +16,22 @@ export function normaliseOrigin(input: string): string | null {
   }
 }
 
+/**
+ * The refused value as the error names it, so a list of origins says which ones are wrong: bounded,
+ * and with any user:password@ part blanked (an error must not echo a credential back).
+ */
+export function shownOrigin(input: string): string {
+  const safe = input.replace(/^([^/]*\/\/)[^/?#]*@/, '$1…@')
+  return safe.length > 80 ? `${safe.slice(0, 80)}…` : safe
+}
+
 const Origin = v.pipe(
   v.string(),
   v.maxLength(2048, 'origin is too long'),
   v.check(
     (s) => normaliseOrigin(s) !== null,
-    'must be an origin like https://shop.example.com (http or https, no path, query or wildcard)'
+    (issue) =>
+      `"${shownOrigin(String(issue.input))}" is not an origin: write it like https://shop.example.com (http or https, no path, query or wildcard)`
   ),
   v.transform((s) => normaliseOrigin(s)!)
 )
