@@ -352,6 +352,32 @@ export async function settleStaleSessions(db: Db, now: Date, quietSince: Date, l
   return stale.length
 }
 
+/** A session is scored in the background once no batch has arrived for this long (the SDK flushes every few seconds). */
+export const QUIET_MS = 30_000
+
+/**
+ * The background scorer's tick (jobs/scorer.ts): scores up to `limit` sessions whose stored score is
+ * stale or missing and that have been quiet for QUIET_MS, oldest first, so the dashboard shows verdicts
+ * for SDK sessions no secret key ever asks for. One session failing to score is skipped (and reported),
+ * never stops the others. Returns how many were scored and how many failed.
+ */
+export async function scoreQuietSessions(db: Db, now: Date, limit = 200): Promise<{ scored: number; failed: number; errors: string[] }> {
+  const stale = await repo.staleSessions(db.sql, new Date(now.getTime() - QUIET_MS), limit)
+  let scored = 0
+  const errors: string[] = []
+  for (const s of stale) {
+    try {
+      const input = await db.tenant(s.org_id, (tx) => repo.scoringInput(tx, s.org_id, s.session_id))
+      if (input) await scoreAndStore(db, s.org_id, s.session_id, input, now)
+      scored++
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error
+      errors.push(`${s.org_id}/${s.session_id}: ${String((error as Error)?.message ?? error)}`)
+    }
+  }
+  return { scored, failed: errors.length, errors }
+}
+
 /**
  * Retention: drops the raw signals of batches received more than retentionDays ago, in chunks of
  * `chunk` rows (short transactions, no long lock), keeping counts and results. Returns batches purged.
