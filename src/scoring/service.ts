@@ -62,14 +62,15 @@ checkModelFeatures(MODEL)
 export const MODEL_VERSION: string = MODEL.model_version
 export { trajectoryFingerprint }
 
-const HUMAN_VERIFIED_MIN = 70
-const BOT_BELOW = 30
+/** hcs ≥ humanAbove → human_verified; hcs < botBelow → bot; between → suspicious. An organization may set its own. */
+export type VerdictThresholds = { botBelow: number; humanAbove: number }
+export const DEFAULT_THRESHOLDS: VerdictThresholds = { botBelow: 30, humanAbove: 70 }
 
 const REPLAYED: Finding = { code: 'replayed_trajectory', cap: 10 }
 
-export function verdictFor(hcs: number, enoughInteraction: boolean): Verdict {
+export function verdictFor(hcs: number, enoughInteraction: boolean, t: VerdictThresholds = DEFAULT_THRESHOLDS): Verdict {
   if (!enoughInteraction) return 'insufficient_data'
-  return hcs >= HUMAN_VERIFIED_MIN ? 'human_verified' : hcs >= BOT_BELOW ? 'suspicious' : 'bot'
+  return hcs >= t.humanAbove ? 'human_verified' : hcs >= t.botBelow ? 'suspicious' : 'bot'
 }
 
 /**
@@ -110,7 +111,7 @@ export function combine(evs: readonly Evidence[]): number {
 }
 
 /** the combined evidence capped by every failed check, the verdict and the reasons */
-export function judgeEvidence(model: M4Model, evidence: SessionEvidence): ScoreResult {
+export function judgeEvidence(model: M4Model, evidence: SessionEvidence, thresholds?: VerdictThresholds): ScoreResult {
   if (!evidence)
     return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
   const { findings } = evidence
@@ -120,7 +121,7 @@ export function judgeEvidence(model: M4Model, evidence: SessionEvidence): ScoreR
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10
   // A failed integrity check is evidence enough, however short the session.
   const enough = evs.length > 0 || findings.length > 0
-  const verdict = verdictFor(hcs, enough)
+  const verdict = verdictFor(hcs, enough, thresholds)
   const reasons = [...new Set(findings.map((x) => x.code))]
   if (verdict === 'human_verified') {
     for (const e of evs) if (e.z > 0 && !e.codes.length && NATURAL[e.modality]) reasons.push(NATURAL[e.modality]!)
@@ -156,14 +157,15 @@ export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
 }
 
 /** scoreSession with another model (the held-out models of `npm run eval`); ingest uses scoreSession */
-export function scoreSessionWith(model: M4Model, input: SessionScoreInput): ScoreResult {
-  return judgeEvidence(model, sessionEvidence(input))
+export function scoreSessionWith(model: M4Model, input: SessionScoreInput, thresholds?: VerdictThresholds): ScoreResult {
+  return judgeEvidence(model, sessionEvidence(input), thresholds)
 }
 
 export function scoreFeatures(features: readonly number[]): ScoreResult {
   return judgeEvidence(MODEL, foreignEvidence(features, []))
 }
 
-export function scoreSession(input: SessionScoreInput): ScoreResult {
-  return scoreSessionWith(MODEL, input)
+/** thresholds: the organization's, when it set its own (hcs is the same either way) */
+export function scoreSession(input: SessionScoreInput, thresholds?: VerdictThresholds): ScoreResult {
+  return scoreSessionWith(MODEL, input, thresholds)
 }
