@@ -5,6 +5,7 @@
 export { keysGraphQL } from './graphql'
 export {
   createKeyPair,
+  findKeyPair,
   findActiveKey,
   listKeyPairs,
   pagePublicKey,
