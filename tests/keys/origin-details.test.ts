@@ -15,7 +15,7 @@ const UPDATE = `mutation($id: ID!, $o: [String!]!) { updateApiKeyOrigins(keyPair
 const BAD = ['https://shop.example.com/checkout', 'ftp://files.example.com', 'https://user:hunter2@shop.example.com', 'shop.example.com']
 const LIST = ['https://ok.example.com', BAD[0], BAD[1], 'http://localhost:3000', BAD[2], BAD[3]]
 
-function expectEveryBadOriginNamed(res: { body: any }) {
+function expectEveryBadOriginNamed(res: Awaited<ReturnType<typeof gql>>) {
   expect(codes(res)).toEqual(['BAD_USER_INPUT'])
   const error = res.body.errors[0]
   const details = error.extensions.details as { path: string; message: string }[]
