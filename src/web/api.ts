@@ -1,4 +1,4 @@
-// The dashboard's only way to the service: /auth/*, /graphql and POST /v1/support/tickets.
+// The dashboard's only way to the service: /auth/*, /graphql, POST /v1/support/tickets and GET /v1/labels/export.
 //
 // Tokens: the access token lives in memory only; the refresh token in sessionStorage, so a reload
 // keeps the tab signed in and closing the tab ends it. Any script on this origin could read
@@ -9,15 +9,21 @@ export type Organization = { org_id: string; name: string; plan_id: string; role
 export type TokenPair = { access_token: string; refresh_token: string; expires_in: number; user: User; organization: Organization }
 export type Challenge = { status: 'otp_required'; challenge_id: string; expires_at: string }
 
+export type ErrorDetail = { path: string; message: string }
+
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string
+    message: string,
+    readonly details: ErrorDetail[] = []
   ) {
     super(message)
   }
 }
+
+const detailsOf = (value: unknown): ErrorDetail[] =>
+  Array.isArray(value) ? value.filter((d) => typeof d?.path === 'string' && typeof d?.message === 'string') : []
 
 const REFRESH_KEY = 'bss.dashboard.refresh'
 
@@ -63,7 +69,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 function failure(status: number, body: any): ApiFailure {
   const error = body?.error
-  return new ApiFailure(status, error?.code ?? 'error', error?.message ?? `the service answered ${status}`)
+  return new ApiFailure(status, error?.code ?? 'error', error?.message ?? `the service answered ${status}`, detailsOf(error?.details))
 }
 
 async function authCall<T>(path: string, body: unknown, expected: number): Promise<T> {
@@ -135,9 +141,31 @@ async function withToken(call: (token: string) => Promise<{ status: number; body
 export async function graphql<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await withToken((token) => post('/graphql', { query, variables }, { authorization: `Bearer ${token}` }))
   const error = res.body?.errors?.[0]
-  if (error) throw new ApiFailure(res.status, error.extensions?.code ?? 'error', error.message ?? 'the request failed')
+  if (error)
+    throw new ApiFailure(
+      res.status,
+      error.extensions?.code ?? 'error',
+      error.message ?? 'the request failed',
+      detailsOf(error.extensions?.details)
+    )
   if (res.status !== 200 || !res.body?.data) throw failure(res.status, res.body)
   return res.body.data as T
+}
+
+/** GET with the access token, the raw response (the labelled-sessions export is a stream, not JSON). */
+export async function download(path: string): Promise<Response> {
+  let raw: Response | null = null
+  const res = await withToken(async (token) => {
+    raw = await fetch(path, { headers: { authorization: `Bearer ${token}` }, credentials: 'omit' })
+    if (raw.ok) return { status: raw.status, body: null }
+    let body: any = null
+    try {
+      body = await raw.json()
+    } catch {}
+    return { status: raw.status, body }
+  })
+  if (res.status !== 200 || !raw) throw failure(res.status, res.body)
+  return raw
 }
 
 export type Ticket = { ticket_id: string; status: string; subject: string; priority: string; created_at: string }

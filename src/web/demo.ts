@@ -4,7 +4,16 @@ import type { BssClient, InitOptions } from '../sdk/v1'
 
 declare const BSS: { init(options: InitOptions): BssClient } | undefined
 
-type Result = { verdict: string; hcs: number; m3_score: number; reasons: string[]; signals: number; batches: number; model_version: string }
+type Result = {
+  verdict: string
+  hcs: number
+  m3_score: number
+  reasons: string[]
+  reason_meanings?: { code: string; meaning: string }[]
+  signals: number
+  batches: number
+  model_version: string
+}
 
 const $ = (id: string) => document.getElementById(id)!
 
@@ -61,11 +70,17 @@ function showResult(target: HTMLElement, r: Result) {
     ['Human-confidence score', `${r.hcs.toFixed(1)} / 100`],
     ['M3 probability', r.m3_score.toFixed(4)],
     ['Signals', `${r.signals} in ${r.batches} batch${r.batches === 1 ? '' : 'es'}`],
-    ['Reasons', r.reasons.length ? r.reasons.join(', ') : '—'],
     ['Model', r.model_version],
   ]
   for (const [term, value] of facts) list.append(el('dt', term), el('dd', value))
-  render(target, [verdict, list])
+  const reasons = el('ul', undefined, 'reasons')
+  reasons.id = 'demo-reasons'
+  for (const { code, meaning } of r.reason_meanings ?? r.reasons.map((code) => ({ code, meaning: code }))) {
+    const item = el('li', meaning)
+    item.append(' ', el('code', code, 'muted'))
+    reasons.append(item)
+  }
+  render(target, [verdict, list, el('h3', 'Why'), r.reasons.length ? reasons : el('p', 'No reasons were given.')])
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start)

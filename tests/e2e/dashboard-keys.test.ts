@@ -49,6 +49,7 @@ inBrowser((env) => {
         await page.keyboard.type(code)
         await page.keyboard.press('Enter')
 
+        await page.getByRole('link', { name: 'Keys' }).click()
         const rows = page.locator('#keys tbody tr')
         await eventually(async () => (await rows.count()) === 100, 'the first page of 100 keys')
         expect(await rows.first().locator('th').textContent()).toBe('old key 001')

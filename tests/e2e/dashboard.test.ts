@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { eventually, inBrowser, screenshotPath, screenshotsWanted } from './support'
+import { eventually, inBrowser } from './support'
 
 inBrowser((env) => {
   /** The newest code mailed to `email`, from the development outbox. */
@@ -50,6 +50,7 @@ inBrowser((env) => {
         expect(await page.getAttribute('#usage-bar', 'value')).toBe('0')
 
         // Create a key: the secret appears once, with a working copy button.
+        await page.getByRole('link', { name: 'Keys' }).click()
         await page.getByLabel('Name', { exact: true }).fill('E2E web key')
         await page.getByLabel('SDK type').selectOption('WEB')
         await page.getByRole('button', { name: 'Create key' }).click()
@@ -62,7 +63,7 @@ inBrowser((env) => {
         const publicKey = (await row.locator('.public-key').textContent())!
         expect(publicKey).toMatch(/^svc_live_pk_/)
         expect(await row.locator('.status').textContent()).toBe('Active')
-        await page.getByRole('button', { name: 'Copy' }).click()
+        await page.getByRole('button', { name: 'Copy', exact: true }).click()
         await eventually(async () => /copied|selected/.test((await status(page).textContent()) ?? ''), 'the copy confirmation')
         const copied = await page.evaluate(() => navigator.clipboard.readText().catch(() => null))
         if (copied !== null) expect(copied).toBe(secret)
@@ -71,9 +72,8 @@ inBrowser((env) => {
         const usage = await fetch(`${env.server.url}/v1/org/usage`, { headers: { 'x-api-key': secret } })
         expect(usage.status).toBe(200)
 
-        if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('dashboard.png'), fullPage: true })
-
         // Support ticket with the access token.
+        await page.getByRole('link', { name: 'Support' }).click()
         await page.getByLabel('Subject').fill('Question about the SDK')
         await page.getByLabel('Priority').selectOption('high')
         await page.getByLabel('Message').fill('Does the SDK work inside iframes?')
@@ -87,6 +87,7 @@ inBrowser((env) => {
         expect([...tickets]).toEqual([{ subject: 'Question about the SDK', priority: 'high' }])
 
         // After a reload the tab is still signed in, but the secret is gone for good.
+        await page.getByRole('link', { name: 'Keys' }).click()
         await page.reload()
         await row.waitFor()
         expect(await page.content()).not.toContain(secret)
@@ -116,6 +117,7 @@ inBrowser((env) => {
         await page.keyboard.type(await codeFor(email, loginAsked))
         await page.keyboard.press('Enter')
         await page.getByRole('heading', { level: 1, name: 'E2E Widgets' }).waitFor()
+        await page.getByRole('link', { name: 'Keys' }).click()
         await row.waitFor()
         expect(await row.locator('.status').textContent()).toMatch(/^Revoked/)
 
@@ -125,21 +127,30 @@ inBrowser((env) => {
       }
     }, 120_000)
 
-    it('a wrong code is refused with an alert, and the page stays usable', async () => {
+    it('a wrong code is refused at the field in plain words, and retrying with the right code signs in', async () => {
       const context = await env.browser.newContext()
       const page = await context.newPage()
       try {
         await page.goto(`${env.server.url}/dashboard`)
         await page.getByLabel('E-mail').fill(env.server.demo.email)
         await page.getByLabel('Password').fill(env.server.demo.password)
+        const asked = Date.now() - 1000
         await page.getByRole('button', { name: 'Sign in' }).last().click()
         await page.waitForSelector('#code:focus')
         await page.keyboard.type('000000')
         await page.keyboard.press('Enter')
-        const alert = page.getByRole('alert')
-        await eventually(async () => ((await alert.textContent()) ?? '').length > 0, 'the error alert')
-        expect(await page.locator('#code').count()).toBe(1)
+        await page.waitForSelector('#code[aria-invalid="true"]')
+        const said = (await page.textContent('#code-error'))!
+        expect(said).toContain('wrong or has expired')
+        expect(said).not.toContain('sign in again')
+        expect(await page.getAttribute('#code', 'aria-describedby')).toContain('code-error')
         expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+        // The wrong code is selected: typing the right one replaces it, and it works.
+        await page.waitForSelector('#code:focus')
+        await page.keyboard.type(await codeFor(env.server.demo.email, asked))
+        await page.keyboard.press('Enter')
+        await page.locator('#usage-text').waitFor()
+        expect(await page.locator('#code').count()).toBe(0)
       } finally {
         await context.close()
       }

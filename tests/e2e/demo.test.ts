@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { eventually, inBrowser, screenshotPath, screenshotsWanted } from './support'
+import { REASON_MEANINGS } from '../../src/scoring/reasons'
+import { atBothWidths, eventually, inBrowser } from './support'
 
 inBrowser((env) => {
   /** A human-ish hand: a curved path in small steps with uneven pauses. */
@@ -74,7 +75,12 @@ inBrowser((env) => {
         expect(verdict).toMatch(/Verdict: (human verified|suspicious|bot|insufficient data)/)
         expect(await page.textContent('#result')).toMatch(/Signals\d+ in \d+ batch/)
 
-        if (screenshotsWanted()) await page.screenshot({ path: screenshotPath('demo.png'), fullPage: true })
+        // Reasons in words: one line per code, each with the catalog's meaning.
+        const codes = await page.locator('#demo-reasons li code').allTextContents()
+        expect(codes.length).toBeGreaterThan(0)
+        const items = await page.locator('#demo-reasons li').allTextContents()
+        expect(items).toEqual(codes.map((code) => `${REASON_MEANINGS[code]} ${code}`))
+        await atBothWidths(page, 'demo')
 
         const sql = env.server.deps.db.sql
         const batchesBefore = (

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { buildApp } from '../../src/server/app'
 import { loadConfig } from '../../src/server/platform/config'
 import { createServices, type Services } from '../../src/server/services'
@@ -150,4 +150,70 @@ export function inBrowser(suite: (env: BrowserEnv) => void) {
       return browser
     },
   })
+}
+
+/** The newest 6-digit code mailed to `email` at or after `after` (ms), from the development outbox. */
+export async function mailedCode(server: Server, email: string, after: number): Promise<string> {
+  return eventually(async () => {
+    const res = await fetch(`${server.url}/dev/mail?to=${encodeURIComponent(email)}`)
+    const { messages } = (await res.json()) as { messages: { text: string; created_at: string }[] }
+    return messages.find((m) => Date.parse(m.created_at) >= after)?.text.match(/\b(\d{6})\b/)?.[1]
+  }, `the code mailed to ${email}`)
+}
+
+/** Signs in on /dashboard with the keyboard (e-mail, password, the mailed code) and waits for the overview. */
+export async function signIn(page: Page, server: Server, email: string, password: string) {
+  await page.goto(`${server.url}/dashboard`)
+  await page.waitForSelector('#email:focus')
+  await page.keyboard.type(email)
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(password)
+  const asked = Date.now() - 1000
+  await page.keyboard.press('Enter')
+  await page.waitForSelector('#code:focus')
+  await page.keyboard.type(await mailedCode(server, email, asked))
+  await page.keyboard.press('Enter')
+  await page.locator('nav.tabs').waitFor()
+}
+
+/** An organization with a verified owner who can sign in (created as sign-up + code would). */
+export async function newOwner(server: Server, organizationName: string): Promise<{ email: string; password: string; orgId: string }> {
+  const { createAccount, passwords } = await import('../../src/server/modules/auth')
+  const email = `owner-${crypto.randomUUID().slice(0, 8)}@example.test`
+  const password = 'a-long-enough-password'
+  const passwordHash = await passwords.hash(password)
+  const account = await server.deps.db.sql.begin((tx) =>
+    createAccount(tx, { email, name: null, passwordHash, organizationName, verifiedAt: new Date() })
+  )
+  return { email, password, orgId: account!.orgId }
+}
+
+/** Page errors and console errors (a CSP violation, a failed request) collected for a final check. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text())
+  })
+  page.on('pageerror', (e) => problems.push(String(e)))
+  return problems
+}
+
+/** How far the page is wider than its viewport (0 = no horizontal overflow). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+}
+
+/**
+ * At 375 px and at 1280 px: asserts the page does not scroll sideways at 375 px, and with
+ * SCREENSHOTS=1 saves docs/screenshots/<name>-375.png and <name>-desktop.png. Leaves the viewport at 1280 px.
+ */
+export async function atBothWidths(page: Page, name: string, ready: () => Promise<unknown> = async () => {}) {
+  await page.setViewportSize({ width: 375, height: 800 })
+  await ready()
+  const overflow = await horizontalOverflow(page)
+  if (screenshotsWanted()) await page.screenshot({ path: screenshotPath(`${name}-375.png`), fullPage: true })
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await ready()
+  if (screenshotsWanted()) await page.screenshot({ path: screenshotPath(`${name}-desktop.png`), fullPage: true })
+  if (overflow > 0) throw new Error(`${name}: the page is ${overflow} px wider than 375 px`)
 }

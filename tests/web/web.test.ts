@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createKeyPair } from '../../src/server/modules/keys/service'
+import { REASON_MEANINGS } from '../../src/scoring/reasons'
 import { createHarness, type Harness } from '../helpers/harness'
 
 let h: Harness
@@ -117,10 +118,11 @@ describe('HTML pages', () => {
     }
   })
 
-  it('the dashboard script talks only to /auth/*, /graphql and the ticket endpoint', async () => {
+  it('the dashboard script talks only to /auth/*, /graphql, the ticket endpoint and the labels export', async () => {
     const js = await (await h.request('GET', '/assets/dashboard.js')).text()
     const paths = new Set([...js.matchAll(/["'`](\/[a-z][\w\-/]*)/g)].map((m) => m[1]))
-    for (const path of paths) expect(path).toMatch(/^\/(auth\/(register|login|verify-otp|refresh|logout)|graphql|v1\/support\/tickets)$/)
+    for (const path of paths)
+      expect(path).toMatch(/^\/(auth\/(register|login|verify-otp|refresh|logout)|graphql|v1\/support\/tickets|v1\/labels\/export)$/)
     expect(paths.has('/graphql')).toBe(true)
   })
 })
@@ -168,6 +170,10 @@ describe('GET /demo/result/:session_id', () => {
     expect(res.body.signals).toBe(3)
     expect(['human_verified', 'suspicious', 'bot', 'insufficient_data']).toContain(res.body.verdict)
     expect(typeof res.body.hcs).toBe('number')
+    // Each reason code with its meaning from the catalog, in the same order.
+    expect(res.body.reason_meanings.map((r: any) => r.code)).toEqual(res.body.reasons)
+    for (const r of res.body.reason_meanings) expect(r.meaning).toBe(REASON_MEANINGS[r.code])
+    expect(res.body.reasons.length).toBeGreaterThan(0)
   })
 
   it('never reads another organization’s session', async () => {

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import type { Config } from '../../platform/config'
 import type { Db } from '../../platform/db'
 import { ApiError } from '../../platform/errors'
+import { meaningOf } from '../../../scoring/reasons'
 import { routeSchema } from '../../platform/validation'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
 import { getSessionResult } from '../ingest'
@@ -51,7 +52,8 @@ export function webModule(services: { db: Db; config: Pick<Config, 'dataDir' | '
         // Public page, so only the demo organization's sessions can ever be read here (in its row-level-security scope).
         const result = await getSessionResult(db, demo.orgId, params.session_id.toLowerCase())
         if (!result) throw new ApiError('not_found', 'no result for this session yet')
-        return result
+        // The page shows reasons in words; the catalog stays on the server (not in the page's bundle).
+        return { ...result, reason_meanings: result.reasons.map((code) => ({ code, meaning: meaningOf(code) })) }
       },
       { params: routeSchema(ResultParams), rateLimit: { scope: 'ip', name: 'demo-result' }, ...hide }
     )
