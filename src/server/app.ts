@@ -5,10 +5,11 @@ import { demoModule } from './modules/demo'
 import { docsModule } from './modules/docs'
 import { graphqlModule } from './modules/graphql'
 import { healthModule } from './modules/health'
-import { ingestModule } from './modules/ingest'
+import { ingestModule, sessionsGraphQL } from './modules/ingest'
 import { keysGraphQL } from './modules/keys'
 import { mailModule } from './modules/mail'
 import { orgGraphQL, orgModule } from './modules/org'
+import { thresholdsGraphQL } from './modules/thresholds'
 import { usageGraphQL, usageModule } from './modules/usage'
 import { webModule } from './modules/web'
 import { idempotencyPlugin } from './plugins/idempotency'
@@ -37,7 +38,13 @@ export function buildApp(services: Services) {
         rateLimits,
         log,
         config,
-        parts: [usageGraphQL({ db, clock }), keysGraphQL({ db, credentials }), orgGraphQL({ db })],
+        parts: [
+          usageGraphQL({ db, clock }),
+          keysGraphQL({ db, credentials }),
+          orgGraphQL({ db }),
+          sessionsGraphQL({ db, clock }),
+          thresholdsGraphQL({ db, clock }),
+        ],
       })
     )
     .use(ingestModule({ db, clock, config, credentials, rateLimits }))

@@ -158,6 +158,7 @@ describe('a client driven by /docs/json', () => {
       model_version: 'm',
       first_seen_at: 'x',
       scored_at: 'x',
+      label: null,
     }
     const ref = { $ref: '#/components/schemas/SessionResult' }
     expect(mismatch(doc, ref, result)).toBeNull()

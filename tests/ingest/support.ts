@@ -72,6 +72,7 @@ export const SESSION_RESULT_KEYS = [
   'batches',
   'first_seen_at',
   'hcs',
+  'label',
   'm3_score',
   'model_version',
   'reasons',

@@ -59,10 +59,23 @@ const REST: MatrixCase[] = [
     ok: 201,
     request: () => ({ path: '/v1/support/tickets', body: { subject: 'matrix', message: 'credential matrix' } }),
   },
+  {
+    route: 'POST /v1/session/:session_id/label',
+    accepts: ['secret'],
+    ok: 200,
+    resource: sessionOf,
+    request: (session) => ({ path: `/v1/session/${session}/label`, body: { label: 'human', note: 'matrix' } }),
+  },
+  {
+    route: 'GET /v1/labels/export',
+    accepts: ['jwt'],
+    ok: 200,
+    request: () => ({ path: '/v1/labels/export' }),
+  },
 ]
 
 /** GraphQL operations: one row each, so the cross-organization check covers every id-taking one. */
-const GRAPHQL: Record<string, { query: string; keyPair?: true }> = {
+const GRAPHQL: Record<string, { query: string; keyPair?: true; session?: true }> = {
   getPlanUsage: { query: '{ getPlanUsage { planId } }' },
   listApiKeys: { query: '{ listApiKeys { keyPairId } }' },
   listSupportTickets: { query: '{ listSupportTickets { ticketId } }' },
@@ -73,15 +86,25 @@ const GRAPHQL: Record<string, { query: string; keyPair?: true }> = {
     query: 'mutation($id: ID!) { updateApiKeyOrigins(keyPairId: $id, allowedOrigins: []) { keyPairId } }',
     keyPair: true,
   },
+  listSessions: { query: '{ listSessions(first: 5) { endCursor } }' },
+  // Another organization's session is null here, not NOT_FOUND: tests/security/isolation.test.ts covers it.
+  session: { query: `{ session(sessionId: "${crypto.randomUUID()}") { durationMs } }` },
+  verdictStats: { query: '{ verdictStats(days: 7) { total } }' },
+  labelSession: { query: 'mutation($id: ID!) { labelSession(sessionId: $id, label: human) { labeledAt } }', session: true },
+  errorRates: { query: '{ errorRates { labelledHumans } }' },
+  simulateThresholds: { query: '{ simulateThresholds(botBelow: 20, humanAbove: 80) { verdicts { bot } } }' },
+  verdictThresholds: { query: '{ verdictThresholds { botBelow } }' },
+  thresholdHistory: { query: '{ thresholdHistory { changedAt } }' },
+  setVerdictThresholds: { query: 'mutation { setVerdictThresholds(botBelow: 30, humanAbove: 70) { botBelow } }' },
 }
 
-const GRAPHQL_ROWS: MatrixCase[] = Object.entries(GRAPHQL).map(([operation, { query, keyPair }]) => ({
+const GRAPHQL_ROWS: MatrixCase[] = Object.entries(GRAPHQL).map(([operation, { query, keyPair, session }]) => ({
   route: 'POST /graphql',
   name: `GraphQL ${operation}`,
   graphql: true,
   accepts: ['jwt'],
   ok: 200,
-  resource: keyPair ? keyPairOf : undefined,
+  resource: keyPair ? keyPairOf : session ? sessionOf : undefined,
   request: (id) => ({ path: '/graphql', body: { query, variables: id ? { id } : undefined } }),
 }))
 

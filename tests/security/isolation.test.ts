@@ -38,6 +38,9 @@ async function snapshotA() {
     batches: await sql`select session_id, seq, batch_hash from session_batches where org_id = ${org} order by session_id, seq`,
     usage: await sql`select month, sessions_used from usage_counters where org_id = ${org}`,
     tickets: await sql`select ticket_id, subject, status from support_tickets where org_id = ${org} order by ticket_id`,
+    labels: await sql`select session_id, label, label_note, labeled_at, labeled_by from sessions where org_id = ${org} order by session_id`,
+    thresholds: await sql`select bot_below, human_above, updated_at from verdict_thresholds where org_id = ${org}`,
+    thresholdChanges: await sql`select changed_at, changed_by, bot_below, human_above from threshold_changes where org_id = ${org}`,
   }
 }
 
@@ -151,6 +154,80 @@ describe('GraphQL: B’s JWT aimed at A', () => {
       const res = await gql(h.app, { jwt: h.b.jwt }, 'mutation { createApiKey(name: "A", sdkType: WEB) { keyPairId } }')
       const [row] = await h.deps.db.sql`select org_id from api_key_pairs where key_pair_id = ${res.body.data.createApiKey.keyPairId}`
       expect(row!.org_id).toBe(h.b.orgId)
+    }))
+})
+
+describe('sessions, labels and thresholds (issues 17, 18): B aimed at A', () => {
+  const asBJwt = () => ({ jwt: h.b.jwt })
+  // A session id B never used (an earlier test gives B a session with aOnly's id).
+  let aOnly: string
+  beforeAll(async () => {
+    aOnly = crypto.randomUUID()
+    expect((await h.json('POST', '/v1/ingest', { headers: { 'x-api-key': h.a.secretKey }, body: batch(aOnly) })).status).toBe(200)
+  })
+
+  it('POST /v1/session/:id/label of A’s session with B’s secret key → 404, A’s session unlabelled', () =>
+    unchangedA(async () => {
+      const res = await h.json('POST', `/v1/session/${aOnly}/label`, { headers: asB, body: { label: 'bot' } })
+      expect(res.status).toBe(404)
+      expect(res.body.error.code).toBe('not_found')
+    }))
+
+  it('labelSession(A’s session) with B’s JWT → NOT_FOUND', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, asBJwt(), 'mutation($id: ID!) { labelSession(sessionId: $id, label: bot) { labeledAt } }', {
+        id: aOnly,
+      })
+      expect(codes(res)).toEqual(['NOT_FOUND'])
+    }))
+
+  it('session(A’s session) with B’s JWT → null', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, asBJwt(), 'query($id: ID!) { session(sessionId: $id) { durationMs } }', { id: aOnly })
+      expect(res.body.errors).toBeUndefined()
+      expect(res.body.data.session).toBeNull()
+    }))
+
+  it('listSessions (every filter) never lists A’s sessions; verdictStats, errorRates and simulateThresholds count B’s only', async () => {
+    // A's session labelled by A, so the label filter and the rates would show it if they leaked.
+    expect(
+      (await h.json('POST', `/v1/session/${aOnly}/label`, { headers: { 'x-api-key': h.a.secretKey }, body: { label: 'human' } })).status
+    ).toBe(200)
+    await unchangedA(async () => {
+      for (const args of ['', '(label: human)', '(verdict: insufficient_data)', '(verdict: bot)', '(from: "2000-01-01")']) {
+        const res = await gql(h.app, asBJwt(), `{ listSessions${args} { sessions { sessionId } } }`)
+        expect(res.body.errors).toBeUndefined()
+        expect(res.text).not.toContain(aOnly)
+      }
+      const [{ n }] = await h.deps.db.sql`select count(*)::int as n from sessions where org_id = ${h.b.orgId}`
+      const stats = await gql(h.app, asBJwt(), '{ verdictStats(days: 90) { total } }')
+      expect(stats.body.data.verdictStats.total).toBe(n)
+      const rates = await gql(h.app, asBJwt(), '{ errorRates { labelledHumans labelledBots } }')
+      expect(rates.body.data.errorRates).toEqual({ labelledHumans: 0, labelledBots: 0 })
+      const sim = await gql(
+        h.app,
+        asBJwt(),
+        '{ simulateThresholds(botBelow: 10, humanAbove: 90) { rates { labelledHumans } current { unscored insufficientData humanVerified suspicious bot } } }'
+      )
+      const cur = sim.body.data.simulateThresholds.current
+      expect(cur.unscored + cur.insufficientData + cur.humanVerified + cur.suspicious + cur.bot).toBe(n)
+      expect(sim.body.data.simulateThresholds.rates.labelledHumans).toBe(0)
+    })
+  })
+
+  it('GET /v1/labels/export with B’s JWT never contains A’s labelled session', () =>
+    unchangedA(async () => {
+      const res = await h.request('GET', '/v1/labels/export', { headers: { authorization: `Bearer ${h.b.jwt}` } })
+      expect(res.status).toBe(200)
+      expect(await res.text()).not.toContain(aOnly)
+    }))
+
+  it('setVerdictThresholds by B changes B’s thresholds only', () =>
+    unchangedA(async () => {
+      const res = await gql(h.app, asBJwt(), 'mutation { setVerdictThresholds(botBelow: 10, humanAbove: 95) { botBelow } }')
+      expect(res.body.data.setVerdictThresholds.botBelow).toBe(10)
+      const a = await gql(h.app, { jwt: h.a.jwt }, '{ verdictThresholds { botBelow humanAbove } thresholdHistory { changedAt } }')
+      expect(a.body.data).toEqual({ verdictThresholds: { botBelow: 30, humanAbove: 70 }, thresholdHistory: [] })
     }))
 })
 

@@ -9,7 +9,7 @@ import { type AuthServices, login, logout, refresh, register, verifyOtp } from '
 
 export { Email } from './model'
 export { passwords } from './passwords'
-export { addUser, createAccount, findMemberPlan, purgeExpiredAuth, type AuthServices } from './service'
+export { addUser, createAccount, findMemberPlan, findUserEmail, purgeExpiredAuth, type AuthServices } from './service'
 
 type Server = Parameters<typeof clientIp>[1]
 

@@ -77,6 +77,12 @@ export async function findRole(sql: Q, orgId: string, userId: string): Promise<R
   return row?.role ?? null
 }
 
+/** A user's e-mail (labels and threshold changes record who made them). */
+export async function findUserEmail(sql: Q, userId: string): Promise<string | null> {
+  const [row]: [{ email: string }?] = await sql`select email from users where user_id = ${userId}`
+  return row?.email ?? null
+}
+
 export type MemberRow = { user_id: string; email: string; user_name: string | null; role: Role }
 
 export async function findMember(tx: Q, userId: string, orgId: string): Promise<MemberRow | null> {

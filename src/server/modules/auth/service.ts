@@ -307,6 +307,9 @@ export async function addUser(
 }
 
 /** The member's role and the organization's plan, read fresh (the credential plugin, for dashboard JWTs). */
+/** A user's e-mail, or null; read with the connection's own role (users are not tenant rows). */
+export const findUserEmail = repo.findUserEmail
+
 export async function findMemberPlan(sql: Sql, orgId: string, userId: string): Promise<{ planId: string; role: Role } | null> {
   const [role, org] = await Promise.all([repo.findRole(sql, orgId, userId), findOrgPlan(sql, orgId)])
   return role && org ? { planId: org.plan_id, role } : null

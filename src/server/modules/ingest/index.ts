@@ -8,12 +8,25 @@ import { authPlugin, type Credentials } from '../../plugins/auth'
 import { ingestCors } from '../../plugins/ingest-cors'
 import type { TrustProxy } from '../../platform/client-ip'
 import { type RateLimits, rateLimitPlugin } from '../../plugins/ratelimit'
+import { findKeyPair } from '../keys'
 import { quotaHeaders } from '../usage'
-import { component, errors, jsonSchemaOf, ok } from '../../http/openapi'
-import { IngestAcceptedSchema, ingestBody, SessionParams, SessionResultSchema, SignalEvent } from './model'
+import { component, errors, jsonBody, jsonSchemaOf, ok } from '../../http/openapi'
+import { exportLabelled, labelSession } from './dashboard'
+import {
+  ExportQuery,
+  IngestAcceptedSchema,
+  ingestBody,
+  LabelBody,
+  LabelResultSchema,
+  periodOf,
+  SessionParams,
+  SessionResultSchema,
+  SignalEvent,
+} from './model'
 import { GroupCommit, ScoringRuns, SessionQueue } from './queue'
 import { currentResult, ingestBatch, type SessionResult, type WriteJob, writeGroup } from './service'
 
+export { sessionsGraphQL } from './graphql'
 export { getSessionResult, purgeOldSignals, QUIET_MS, scoreQuietSessions, type SessionResult } from './service'
 
 const SessionResultRef = component('SessionResult', SessionResultSchema, {
@@ -27,6 +40,7 @@ const SessionResultRef = component('SessionResult', SessionResultSchema, {
   model_version: 'm3-2026.11.0',
   first_seen_at: '2026-11-23T12:00:00.000Z',
   scored_at: '2026-11-23T12:00:09.000Z',
+  label: null,
 })
 const quota = (what: string) => ({ description: what, schema: { type: 'integer', minimum: 0 } })
 const QUOTA_HEADERS = {
@@ -54,7 +68,7 @@ function ingestBodyDoc() {
 
 type IngestServices = { db: Db; clock: Clock; config: { trustProxy: TrustProxy }; credentials: Credentials; rateLimits: RateLimits }
 
-/** POST /v1/ingest (SDK batches) and GET /v1/session/:session_id (stored results). */
+/** POST /v1/ingest (SDK batches), GET /v1/session/:session_id (stored results), labels and their export. */
 export function ingestModule(services: IngestServices) {
   const { db, clock } = services
   // One per app instance: batches of one session are written one at a time without holding a connection while they wait.
@@ -128,6 +142,78 @@ export function ingestModule(services: IngestServices) {
           description: 'The score over every stored signal of the session. Another organization’s session is a 404.',
           tags: ['Ingest'],
           responses: { 200: ok('The session result.', SessionResultRef), ...errors(400, 401, 403, 404, 429, 503) },
+        },
+      }
+    )
+    .post(
+      '/session/:session_id/label',
+      async ({ principal, params, body }) => {
+        // Who labelled it, as it reads now: the key's name (a renamed or revoked key keeps the old text).
+        const key = principal.keyPairId
+          ? await db.tenant(principal.orgId, (tx) => findKeyPair(tx, principal.orgId, principal.keyPairId!))
+          : null
+        const row = await labelSession(db, principal.orgId, {
+          sessionId: params.session_id,
+          label: body.label,
+          note: body.note ?? null,
+          by: `api key ${key?.name ?? principal.keyPairId ?? 'unknown'}`,
+          now: clock.now(),
+        })
+        return { session_id: row.session_id, label: row.label, labeled_at: row.labeled_at.toISOString() }
+      },
+      {
+        auth: ['secret'],
+        rateLimit: { scope: 'key' },
+        params: routeSchema(SessionParams),
+        body: routeSchema(LabelBody),
+        detail: {
+          operationId: 'labelSession',
+          summary: 'Label a session human or bot',
+          description:
+            'Stores your own label for the session (relabelling replaces it), with an optional note. Labels feed the error rates and the threshold simulation in the dashboard and can be exported for retraining; they do not change the score. Another organization’s session is a 404.',
+          tags: ['Labels'],
+          requestBody: jsonBody(LabelBody, { label: 'human', note: 'completed a purchase with a verified card' }),
+          responses: {
+            200: ok(
+              'The label as stored.',
+              component('LabelResult', LabelResultSchema, {
+                session_id: '3f0c7b9e-8d2a-4c1b-9e6f-5a4d3c2b1a09',
+                label: 'human',
+                labeled_at: '2026-11-23T12:05:00.000Z',
+              })
+            ),
+            ...errors(400, 401, 403, 404, 409, 415, 429, 503),
+          },
+        },
+      }
+    )
+    .get(
+      '/labels/export',
+      ({ principal, query }) => {
+        if (principal.role !== 'owner' && principal.role !== 'admin')
+          throw new ApiError('forbidden', 'the export needs the role owner or admin')
+        const period = periodOf(query as { from?: Date | null; to?: Date | null })
+        return new Response(exportLabelled(db, principal.orgId, period), {
+          headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' },
+        })
+      },
+      {
+        auth: ['jwt'],
+        rateLimit: { scope: 'key' },
+        query: routeSchema(ExportQuery),
+        detail: {
+          operationId: 'exportLabels',
+          summary: 'Export labelled sessions (NDJSON)',
+          description:
+            'The organization’s labelled sessions whose first batch arrived in [from, to), oldest first, streamed as NDJSON: one JSON object per line with `session_id`, `label`, `note`, `labeled_at`, `hcs`, `m3_score`, `verdict`, `model_version`, `first_seen_at` and `signals` (every stored signal in order; none once retention purged them). Dashboard JWT of an owner or admin. `ml/data/labelled-export.ts` reads it.',
+          tags: ['Labels'],
+          responses: {
+            200: {
+              description: 'One labelled session per line.',
+              content: { 'application/x-ndjson': { schema: { type: 'string', description: 'NDJSON lines, see the description.' } } },
+            },
+            ...errors(400, 401, 403, 429, 503),
+          },
         },
       }
     )

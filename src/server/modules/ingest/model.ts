@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { KEY_CLASSES, SIGNAL_KINDS } from '../../../scoring/signals'
 import { FEATURE_COUNT, SDK_TYPES, UUID_RE } from '../../platform/contract'
+import { ApiError } from '../../platform/errors'
 
 export const MAX_SIGNALS = 10_000
 export const MAX_FUTURE_MS = 5 * 60_000
@@ -122,9 +123,118 @@ export const SessionResultSchema = v.object({
   model_version: v.string(),
   first_seen_at: v.pipe(v.string(), v.isoTimestamp()),
   scored_at: v.pipe(v.string(), v.isoTimestamp()),
+  label: v.pipe(v.nullable(v.picklist(['human', 'bot'])), v.description('The customer’s own label (POST …/label), else null.')),
 })
 
 export const IngestAcceptedSchema = v.object({
   session_id: v.pipe(v.string(), v.uuid()),
   accepted: v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Signals in this batch.')),
 })
+
+// ---- Dashboard (issue 17) and labels (issue 18) ----
+
+export const VERDICTS = ['human_verified', 'suspicious', 'bot', 'insufficient_data'] as const
+export const LABELS = ['human', 'bot'] as const
+export const MAX_NOTE = 500
+export const MAX_SESSION_PAGE = 100
+
+const sessionIdArg = v.pipe(v.string('must be a string'), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase())
+
+/** An ISO 8601 date (YYYY-MM-DD, UTC midnight) or timestamp with a zone; null/absent: open end. */
+const instant = v.pipe(
+  v.optional(v.nullable(v.string('must be a string'))),
+  v.transform((s) => s ?? null),
+  v.check(
+    (s) =>
+      s === null || (/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(s) && !Number.isNaN(Date.parse(s))),
+    'must be an ISO 8601 date (YYYY-MM-DD) or timestamp with a zone (…Z)'
+  ),
+  v.transform((s) => (s === null ? null : new Date(s)))
+)
+
+/** from/to as given (absent: an open end); from must be before to. */
+export function periodOf(p: { from?: Date | null; to?: Date | null }): { from: Date | null; to: Date | null } {
+  const from = p.from ?? null
+  const to = p.to ?? null
+  if (from && to && from >= to)
+    throw new ApiError('validation_failed', 'from: must be before to', [{ path: 'from', message: 'must be before to' }])
+  return { from, to }
+}
+
+export const ListSessionsInput = v.pipe(
+  v.object({
+    first: v.pipe(
+      v.optional(v.nullable(v.number()), 25),
+      v.transform((n) => n ?? 25),
+      v.integer('must be a whole number'),
+      v.minValue(1, 'must be at least 1'),
+      v.maxValue(MAX_SESSION_PAGE, `must be at most ${MAX_SESSION_PAGE}`)
+    ),
+    after: v.pipe(
+      v.optional(v.nullable(v.string())),
+      v.transform((s) => s ?? null)
+    ),
+    verdict: v.pipe(
+      v.optional(v.nullable(v.picklist(VERDICTS))),
+      v.transform((s) => s ?? null)
+    ),
+    label: v.pipe(
+      v.optional(v.nullable(v.picklist(LABELS))),
+      v.transform((s) => s ?? null)
+    ),
+    from: instant,
+    to: instant,
+  })
+)
+
+export const SessionIdInput = v.object({ sessionId: sessionIdArg })
+
+export const StatsInput = v.object({
+  days: v.pipe(
+    v.optional(v.nullable(v.number()), 30),
+    v.transform((n) => n ?? 30),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(90, 'must be at most 90')
+  ),
+})
+
+export const PeriodInput = v.object({ from: instant, to: instant })
+
+const threshold = v.pipe(
+  v.number('must be a number'),
+  v.finite('must be a finite number'),
+  v.gtValue(0, 'must be more than 0'),
+  v.ltValue(100, 'must be less than 100')
+)
+export const SimulateInput = v.pipe(
+  v.object({ botBelow: threshold, humanAbove: threshold, from: instant, to: instant }),
+  v.forward(
+    v.check((t) => t.botBelow <= t.humanAbove, 'must not be more than humanAbove'),
+    ['botBelow']
+  )
+)
+
+const note = v.pipe(
+  v.optional(v.nullable(v.string('must be a string'))),
+  v.transform((s) => s ?? null),
+  v.check((s) => s === null || s.length <= MAX_NOTE, `must be at most ${MAX_NOTE} characters`)
+)
+export const LabelInput = v.object({ sessionId: sessionIdArg, label: v.picklist(LABELS, 'must be human or bot'), note })
+
+/** POST /v1/session/:session_id/label */
+export const LabelBody = v.object({
+  label: v.pipe(v.picklist(LABELS, 'must be human or bot'), v.description('`human` or `bot`.')),
+  note: v.pipe(
+    v.optional(v.pipe(v.string(), v.maxLength(MAX_NOTE, `must be at most ${MAX_NOTE} characters`))),
+    v.description('Up to 500 characters.')
+  ),
+})
+export const LabelResultSchema = v.object({
+  session_id: v.pipe(v.string(), v.uuid()),
+  label: v.picklist(LABELS),
+  labeled_at: v.pipe(v.string(), v.isoTimestamp()),
+})
+
+/** GET /v1/labels/export?from=&to= */
+export const ExportQuery = PeriodInput

@@ -17,6 +17,8 @@ export type SessionRow = {
   scored_at: Date | null
   /** the batch count the stored score covers; stale when it differs from batch_count */
   scored_batches: number | null
+  /** the customer's label, if any */
+  label: 'human' | 'bot' | null
 }
 
 /** The session as a batch found it, after its row lock: `inserted` when this batch created it. */
@@ -78,7 +80,7 @@ export async function deleteSession(tx: Tx, orgId: string, sessionId: string): P
 }
 
 const RESULT_COLUMNS =
-  'session_id, hcs, m3_score, verdict, reasons, signal_count, batch_count, model_version, first_seen_at, scored_at, scored_batches'
+  'session_id, hcs, m3_score, verdict, reasons, signal_count, batch_count, model_version, first_seen_at, scored_at, scored_batches, label'
 
 export async function findSession(tx: Sql | Tx, orgId: string, sessionId: string): Promise<SessionRow | null> {
   const [row]: [SessionRow?] = await tx`
@@ -156,6 +158,209 @@ export async function purgeSignalsBefore(sql: Sql, cutoff: Date, chunk: number):
           order by received_at limit ${chunk} for update skip locked) old
     where b.org_id = old.org_id and b.session_id = old.session_id and b.seq = old.seq`
   return purged.count
+}
+
+// ---- Dashboard reads (issue 17) and labels (issue 18) ----
+
+/** A session as the dashboard lists it; cursor_ts is first_seen_at to the microsecond, for the page cursor. */
+export type SummaryRow = SessionRow & {
+  last_batch_at: Date
+  label_note: string | null
+  labeled_at: Date | null
+  cursor_ts: string
+}
+
+const SUMMARY_COLUMNS = `${RESULT_COLUMNS}, last_batch_at, label_note, labeled_at,
+  to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts`
+
+export type ListFilter = {
+  first: number
+  after: { ts: string; id: string } | null
+  verdict: string | null
+  label: string | null
+  from: Date | null
+  to: Date | null
+}
+
+/**
+ * One page of the organization's sessions, newest first (first_seen_at, then session_id), after the
+ * cursor; `first + 1` rows are read so the caller knows whether another page follows. Each filter is
+ * a fragment present only when given, so every combination gets its own plan on its own index.
+ */
+export function listSessions(tx: Tx, orgId: string, f: ListFilter): Promise<SummaryRow[]> {
+  const none = tx``
+  return tx<SummaryRow[]>`
+    select ${tx.unsafe(SUMMARY_COLUMNS)} from sessions
+    where org_id = ${orgId}
+      ${f.after ? tx`and (first_seen_at, session_id) < (${f.after.ts}::timestamptz, ${f.after.id}::uuid)` : none}
+      ${f.verdict ? tx`and verdict = ${f.verdict}` : none}
+      ${f.label ? tx`and label = ${f.label}` : none}
+      ${period(tx, f.from, f.to)}
+    order by first_seen_at desc, session_id desc
+    limit ${f.first + 1}`
+}
+
+/** first_seen_at in [from, to); an end that is null is open. */
+function period(tx: Tx, from: Date | null, to: Date | null) {
+  return tx`${from ? tx`and first_seen_at >= ${from}` : tx``} ${to ? tx`and first_seen_at < ${to}` : tx``}`
+}
+
+export async function findSummary(tx: Tx, orgId: string, sessionId: string): Promise<SummaryRow | null> {
+  const [row]: [SummaryRow?] = await tx`
+    select ${tx.unsafe(SUMMARY_COLUMNS)} from sessions where org_id = ${orgId} and session_id = ${sessionId}`
+  return row ?? null
+}
+
+/** Every stored signal of the session, batch by batch in seq order (null: purged). */
+export async function sessionBatches(tx: Tx, orgId: string, sessionId: string): Promise<(Signal[] | null)[]> {
+  const rows = await tx<{ signals: Signal[] | null }[]>`
+    select signals from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+  return rows.map((r) => r.signals)
+}
+
+/** Sessions per UTC day (of first_seen_at) and verdict (null: not scored yet), and per hcs decile, in [from, to). */
+export async function verdictStats(
+  tx: Tx,
+  orgId: string,
+  from: Date,
+  to: Date
+): Promise<{ days: { day: string; verdict: string | null; n: number }[]; buckets: { bucket: number; n: number }[] }> {
+  const [days, buckets] = await Promise.all([
+    tx<{ day: string; verdict: string | null; n: number }[]>`
+      select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, verdict, count(*)::int as n
+      from sessions where org_id = ${orgId} and first_seen_at >= ${from} and first_seen_at < ${to}
+      group by 1, 2`,
+    tx<{ bucket: number; n: number }[]>`
+      select least(floor(hcs / 10), 9)::int as bucket, count(*)::int as n
+      from sessions where org_id = ${orgId} and first_seen_at >= ${from} and first_seen_at < ${to} and hcs is not null
+      group by 1`,
+  ])
+  return { days, buckets }
+}
+
+export type LabelRow = { session_id: string; label: 'human' | 'bot'; label_note: string | null; labeled_at: Date; labeled_by: string }
+
+/** Sets (or replaces) the session's label; null when the organization has no such session. */
+export async function setLabel(
+  tx: Tx,
+  l: { orgId: string; sessionId: string; label: string; note: string | null; by: string; now: Date }
+): Promise<LabelRow | null> {
+  const [row]: [LabelRow?] = await tx`
+    update sessions set label = ${l.label}, label_note = ${l.note}, labeled_at = ${l.now}, labeled_by = ${l.by}
+    where org_id = ${l.orgId} and session_id = ${l.sessionId}
+    returning session_id, label, label_note, labeled_at, labeled_by`
+  return row ?? null
+}
+
+/** What error rates and the threshold simulation count, in one pass over the period's sessions. */
+export type RateCounts = {
+  total: number
+  unscored: number
+  insufficient: number
+  cur_human: number
+  cur_suspicious: number
+  cur_bot: number
+  sim_human: number
+  sim_suspicious: number
+  sim_bot: number
+  labelled_humans: number
+  labelled_bots: number
+  humans_judged: number
+  humans_called_bot: number
+  humans_called_suspicious: number
+  bots_judged: number
+  bots_let_through: number
+}
+
+/**
+ * Counts over the organization's sessions in [from, to) (either end open when null), with every
+ * scored verdict recomputed from the stored hcs at the given thresholds exactly as verdictFor does:
+ * a stored insufficient_data stays so (it depends on the evidence, not on hcs), an unscored session
+ * (no hcs yet) stays unscored. Neither is "judged", so neither counts in an error rate. Read-only.
+ */
+export async function rateCounts(
+  tx: Tx,
+  orgId: string,
+  t: { botBelow: number; humanAbove: number },
+  from: Date | null,
+  to: Date | null
+): Promise<RateCounts> {
+  const bot = t.botBelow
+  const human = t.humanAbove
+  const [row] = await tx<RateCounts[]>`
+    with s as (
+      select verdict, label,
+        case when verdict is null or verdict = 'insufficient_data' then null
+             when hcs >= ${human}::float8 then 'human_verified'
+             when hcs >= ${bot}::float8 then 'suspicious'
+             else 'bot' end as sim
+      from sessions
+      where org_id = ${orgId} ${period(tx, from, to)}
+    )
+    select count(*)::int as total,
+      count(*) filter (where verdict is null)::int as unscored,
+      count(*) filter (where verdict = 'insufficient_data')::int as insufficient,
+      count(*) filter (where verdict = 'human_verified')::int as cur_human,
+      count(*) filter (where verdict = 'suspicious')::int as cur_suspicious,
+      count(*) filter (where verdict = 'bot')::int as cur_bot,
+      count(*) filter (where sim = 'human_verified')::int as sim_human,
+      count(*) filter (where sim = 'suspicious')::int as sim_suspicious,
+      count(*) filter (where sim = 'bot')::int as sim_bot,
+      count(*) filter (where label = 'human')::int as labelled_humans,
+      count(*) filter (where label = 'bot')::int as labelled_bots,
+      count(*) filter (where label = 'human' and sim is not null)::int as humans_judged,
+      count(*) filter (where label = 'human' and sim = 'bot')::int as humans_called_bot,
+      count(*) filter (where label = 'human' and sim = 'suspicious')::int as humans_called_suspicious,
+      count(*) filter (where label = 'bot' and sim is not null)::int as bots_judged,
+      count(*) filter (where label = 'bot' and sim = 'human_verified')::int as bots_let_through
+    from s`
+  return row!
+}
+
+export type ExportRow = {
+  session_id: string
+  label: 'human' | 'bot'
+  label_note: string | null
+  labeled_at: Date
+  hcs: string | number | null
+  m3_score: string | number | null
+  verdict: string | null
+  model_version: string | null
+  first_seen_at: Date
+  cursor_ts: string
+}
+
+/** A page of labelled sessions in [from, to), oldest first, after the cursor (the export's order). */
+export function labelledPage(
+  tx: Tx,
+  orgId: string,
+  f: { from: Date | null; to: Date | null; after: { ts: string; id: string } | null; limit: number }
+): Promise<ExportRow[]> {
+  return tx<ExportRow[]>`
+    select session_id, label, label_note, labeled_at, hcs, m3_score, verdict, model_version, first_seen_at,
+      to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from sessions
+    where org_id = ${orgId} and label is not null
+      ${f.after ? tx`and (first_seen_at, session_id) > (${f.after.ts}::timestamptz, ${f.after.id}::uuid)` : tx``}
+      ${period(tx, f.from, f.to)}
+    order by first_seen_at, session_id
+    limit ${f.limit}`
+}
+
+/** The stored signals of several sessions, batch by batch in seq order. */
+export async function batchesOf(tx: Tx, orgId: string, sessionIds: string[]): Promise<Map<string, (Signal[] | null)[]>> {
+  const out = new Map<string, (Signal[] | null)[]>()
+  if (!sessionIds.length) return out
+  const rows = await tx<{ session_id: string; signals: Signal[] | null }[]>`
+    select session_id, signals from session_batches
+    where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])
+    order by session_id, seq`
+  for (const r of rows) {
+    const list = out.get(r.session_id) ?? []
+    list.push(r.signals)
+    out.set(r.session_id, list)
+  }
+  return out
 }
 
 /** findSession under its earlier name (tests/web/demo-result-rls.test.ts reads it). */

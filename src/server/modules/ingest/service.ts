@@ -3,6 +3,7 @@ import type { Signal } from '../../../scoring/signals'
 import { monthStartUtc } from '../../platform/clock'
 import type { Db, Tx } from '../../platform/db'
 import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
+import { getThresholds } from '../thresholds'
 import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
 import * as repo from './repo'
@@ -25,6 +26,8 @@ export type SessionResult = {
   model_version: string
   first_seen_at: string
   scored_at: string
+  /** the customer's label (issue 18), else null */
+  label: 'human' | 'bot' | null
 }
 
 export type { Quota } from '../usage'
@@ -44,6 +47,7 @@ function toResult(row: repo.SessionRow, covered?: { batches: number; signals: nu
     model_version: row.model_version!,
     first_seen_at: row.first_seen_at.toISOString(),
     scored_at: row.scored_at!.toISOString(),
+    label: row.label ?? null,
   }
 }
 
@@ -322,9 +326,12 @@ async function readOrScore(db: Db, orgId: string, sessionId: string, now: Date):
 async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: repo.ScoringInput, now: Date): Promise<SessionResult | null> {
   const signals = sessionSignals(input)
   const print = fingerprint(signals)
-  // Replay is judged when the score is computed, against the organization's fingerprints stored by then.
-  const replayed = await db.tenant(orgId, (tx) => repo.fingerprintSeenElsewhere(tx, orgId, print, sessionId))
-  const scored = score({ signals, clientFeatures: input.clientFeatures, replayed })
+  // Replay is judged when the score is computed, against the organization's fingerprints stored by then;
+  // the verdict with the organization's thresholds as they are now (a change applies from then on).
+  const [replayed, thresholds] = await db.tenant(orgId, (tx) =>
+    Promise.all([repo.fingerprintSeenElsewhere(tx, orgId, print, sessionId), getThresholds(tx, orgId)])
+  )
+  const scored = score({ signals, clientFeatures: input.clientFeatures, replayed }, thresholds)
   const row = await db.tenant(orgId, (tx) =>
     repo.storeScore(tx, { orgId, sessionId, batches: input.batches, fingerprint: print, now, scored })
   )
