@@ -140,6 +140,8 @@ export function trajectory(points: Point[], title: string): SVGElement {
   const out = frame(0, 0, title, desc, 'trajectory', ...parts)
   out.setAttribute('viewBox', `${minX - pad} ${minY - pad} ${w + 2 * pad} ${hgt + 2 * pad}`)
   out.setAttribute('preserveAspectRatio', 'xMidYMid meet')
+  // A tall path is capped by max-height (CSS); narrowing the box to match avoids empty bands beside it (CSSOM, allowed by the CSP).
+  out.style.maxWidth = `calc(28rem * ${((w + 2 * pad) / (hgt + 2 * pad)).toFixed(4)})`
   out.dataset.width = String(Math.round(w))
   out.dataset.height = String(Math.round(hgt))
   return out
