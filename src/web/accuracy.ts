@@ -178,7 +178,7 @@ async function loadSimulator() {
     ),
     h('div', { class: 'sliders' }, bot, human),
     figures,
-    apply ?? ''
+    apply ? h('p', { class: 'actions' }, apply) : ''
   )
 
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -201,6 +201,7 @@ async function loadSimulator() {
       figures.replaceChildren(
         h('p', {}, basis(s.rates)),
         ratesTable(s.rates, 'sim-rates'),
+        h('h3', {}, 'All sessions of the last 30 days'),
         table(
           'Verdicts of the last 30 days',
           ['Verdict', 'With these thresholds', 'As stored now'],
