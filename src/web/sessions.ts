@@ -132,7 +132,11 @@ async function loadSessions(after: string | null) {
           'Load more sessions'
         )
       : rows.length
-        ? h('p', { class: 'hint' }, `All ${plural(rows.length, 'session')} shown.`)
+        ? h(
+            'p',
+            { class: 'hint' },
+            rows.length === 1 ? 'The one matching session is shown.' : `All ${rows.length.toLocaleString()} sessions shown.`
+          )
         : ''
   )
 }

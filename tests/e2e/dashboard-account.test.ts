@@ -131,6 +131,9 @@ inBrowser((env) => {
       const page = await context.newPage()
       const problems = watchProblems(page)
       try {
+        await page.goto(`${env.server.url}/dashboard`)
+        await page.locator('#login-form').waitFor()
+        await atBothWidths(page, 'dashboard-sign-in')
         await signIn(page, env.server, owner.email, owner.password)
         await page.getByRole('link', { name: 'Support' }).click()
         await page.getByText('No tickets yet.').waitFor()
