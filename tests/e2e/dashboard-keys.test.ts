@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createAccount, passwords } from '../../src/server/modules/auth'
 import { createKeyPair } from '../../src/server/modules/keys'
-import { eventually, inBrowser } from './support'
+import { eventually, inBrowser, signIn } from './support'
 
 // Issue 15: listApiKeys returns at most 100 pairs per call. The dashboard shows the first page as
 // before and pages on with "Show more keys" (cursor: the last keyPairId shown).
@@ -33,21 +33,7 @@ inBrowser((env) => {
         if (m.type() === 'error') problems.push(m.text())
       })
       try {
-        await page.goto(`${env.server.url}/dashboard`)
-        await page.waitForSelector('#email:focus')
-        await page.keyboard.type(email)
-        await page.keyboard.press('Tab')
-        await page.keyboard.type(password)
-        const asked = Date.now() - 1000
-        await page.keyboard.press('Enter')
-        await page.waitForSelector('#code:focus')
-        const code = await eventually(async () => {
-          const res = await fetch(`${env.server.url}/dev/mail?to=${encodeURIComponent(email)}`)
-          const { messages } = (await res.json()) as { messages: { text: string; created_at: string }[] }
-          return messages.find((m) => Date.parse(m.created_at) >= asked)?.text.match(/\b(\d{6})\b/)?.[1]
-        }, 'the login code')
-        await page.keyboard.type(code)
-        await page.keyboard.press('Enter')
+        await signIn(page, env.server, email, password)
 
         await page.getByRole('link', { name: 'Keys' }).click()
         const rows = page.locator('#keys tbody tr')
