@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { MAX_TIMELINE, MAX_TRAJECTORY, thin } from '../../src/server/modules/ingest/dashboard'
+import { QUIET_MS, scoreQuietSessions } from '../../src/server/modules/ingest'
 import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness } from '../helpers/harness'
 import { gql } from '../graphql/gql'
@@ -67,6 +68,7 @@ describe('listSessions', () => {
   })
 
   it('a summary carries the stored result, reasons in words and last seen', async () => {
+    h.clock.advance(1000)
     const id = await scoredSession(h, h.a)
     const s = (await data(h, h.a, LIST, { first: 1 })).listSessions.sessions[0]
     expect(s.sessionId).toBe(id)
@@ -79,6 +81,7 @@ describe('listSessions', () => {
   })
 
   it('an unscored session is listed with null hcs and verdict', async () => {
+    h.clock.advance(1000)
     const session_id = crypto.randomUUID()
     const res = await h.json('POST', '/v1/ingest', {
       headers: { 'x-api-key': h.a.publicKey },
@@ -258,6 +261,82 @@ describe('verdictStats', () => {
       expect(st.hcsHistogram.reduce((n: number, b: any) => n + b.count, 0)).toBe(5)
       expect((await data(s, s.a, STATS, {})).verdictStats.days).toHaveLength(30)
       expect((await data(s, s.a, STATS, { days: 90 })).verdictStats.total).toBe(7)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('the counts follow scoring, rescoring into another verdict and deletion (= a live count of the sessions)', async () => {
+    const s = await createHarness()
+    try {
+      const live = async () => {
+        const rows = await s.deps.db.sql<{ verdict: string | null; b: number | null; n: number }[]>`
+          select verdict, case when hcs is null then null else least(floor(hcs / 10), 9)::int end as b, count(*)::int as n
+          from sessions where org_id = ${s.a.orgId} group by 1, 2`
+        const byVerdict = { humanVerified: 0, suspicious: 0, bot: 0, insufficientData: 0, unscored: 0 }
+        const buckets = Array(10).fill(0)
+        const key = {
+          human_verified: 'humanVerified',
+          suspicious: 'suspicious',
+          bot: 'bot',
+          insufficient_data: 'insufficientData',
+        } as const
+        for (const r of rows) {
+          byVerdict[r.verdict ? key[r.verdict as keyof typeof key] : 'unscored'] += r.n
+          if (r.b !== null) buckets[r.b] += r.n
+        }
+        return { byVerdict, buckets }
+      }
+      const check = async () => {
+        const st = (await data(s, s.a, STATS, { days: 1 })).verdictStats
+        const { day: _, ...counts } = st.days[0]
+        const expected = await live()
+        expect(counts).toEqual(expected.byVerdict)
+        expect(st.hcsHistogram.map((b: any) => b.count)).toEqual(expected.buckets)
+        return counts
+      }
+      const typing = (jitter: number): Signal[] => {
+        const out: Signal[] = []
+        let t = 0
+        for (let i = 0; i < 20; i++) {
+          out.push({ t, k: 'kd', kc: 'char' }, { t: t + 60 + ((i * jitter) % 40), k: 'ku', kc: 'char' })
+          t += 150 + ((i * jitter) % 90)
+        }
+        return out
+      }
+      const ids: string[] = []
+      for (const jitter of [0, 7, 53, 97]) {
+        const session_id = crypto.randomUUID()
+        const signals = typing(jitter)
+        const res = await s.json('POST', '/v1/ingest', {
+          headers: { 'x-api-key': s.a.publicKey },
+          body: { session_id, sdk_type: 'web', captured_at: s.clock.now().toISOString(), signals, features: Array(34).fill(0) },
+        })
+        expect(res.status).toBe(202)
+        ids.push(session_id)
+      }
+      expect((await check()).unscored).toBe(4)
+      s.clock.advance(QUIET_MS + 1)
+      await scoreQuietSessions(s.deps.db, s.clock.now())
+      const scored = await check()
+      expect(scored.unscored).toBe(0)
+      // everything at or above 0.1 becomes human_verified for the sessions rescored from now on
+      await data(s, s.a, 'mutation { setVerdictThresholds(botBelow: 0.1, humanAbove: 0.1) { botBelow } }')
+      for (const id of ids) {
+        await s.json('POST', '/v1/ingest', {
+          headers: { 'x-api-key': s.a.secretKey },
+          body: {
+            session_id: id,
+            sdk_type: 'web',
+            captured_at: s.clock.now().toISOString(),
+            signals: [{ t: 9000, k: 's', dy: 3 }],
+            features: Array(34).fill(0),
+          },
+        })
+      }
+      expect((await check()).humanVerified).toBeGreaterThan(scored.humanVerified)
+      await s.deps.db.sql`delete from sessions where org_id = ${s.a.orgId} and session_id = ${ids[0]!}`
+      await check()
     } finally {
       await s.close()
     }

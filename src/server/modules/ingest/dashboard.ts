@@ -1,6 +1,7 @@
 // What the dashboard reads about sessions (issue 17) and labels, error rates and the threshold
 // simulation (issue 18). Every read runs inside db.tenant (row-level security behind the org_id).
 import { explainReasons } from '../../../scoring/reasons'
+import { verdictFor } from '../../../scoring/service'
 import type { Signal } from '../../../scoring/signals'
 import type { Db, Tx } from '../../platform/db'
 import { ApiError } from '../../platform/errors'
@@ -180,14 +181,21 @@ export async function verdictStats(db: Db, orgId: string, days: number, now: Dat
   }
   let total = 0
   const field = { human_verified: 'humanVerified', suspicious: 'suspicious', bot: 'bot', insufficient_data: 'insufficientData' } as const
-  for (const r of stats.days) {
+  const hcsHistogram = Array.from({ length: 10 }, (_, i) => ({ from: i * 10, to: i === 9 ? 100 : (i + 1) * 10, count: 0 }))
+  for (const r of stats.scored) {
     const entry = byDay.get(r.day)
-    if (!entry) continue
-    entry[r.verdict ? field[r.verdict as keyof typeof field] : 'unscored'] += r.n
+    const key = field[r.verdict as keyof typeof field]
+    if (!entry || !key) continue
+    entry[key] += r.n
+    hcsHistogram[r.bucket]!.count += r.n
     total += r.n
   }
-  const hcsHistogram = Array.from({ length: 10 }, (_, i) => ({ from: i * 10, to: i === 9 ? 100 : (i + 1) * 10, count: 0 }))
-  for (const b of stats.buckets) hcsHistogram[b.bucket]!.count += b.n
+  for (const r of stats.unscored) {
+    const entry = byDay.get(r.day)
+    if (!entry) continue
+    entry.unscored += r.n
+    total += r.n
+  }
   return { days: [...byDay.values()], hcsHistogram, total }
 }
 
@@ -225,39 +233,65 @@ export function rate(count: number, total: number): Rate {
   return { count, total, share: total ? count / total : null, low: ci?.low ?? null, high: ci?.high ?? null }
 }
 
-export function ratesOf(c: repo.RateCounts, thresholds: VerdictThresholds) {
-  return {
-    thresholds,
-    labelledHumans: c.labelled_humans,
-    labelledBots: c.labelled_bots,
-    humansCalledBot: rate(c.humans_called_bot, c.humans_judged),
-    humansCalledSuspicious: rate(c.humans_called_suspicious, c.humans_judged),
-    botsLetThrough: rate(c.bots_let_through, c.bots_judged),
-  }
-}
+type Counts = { humanVerified: number; suspicious: number; bot: number; insufficientData: number; unscored: number }
+const zero = (): Counts => ({ humanVerified: 0, suspicious: 0, bot: 0, insufficientData: 0, unscored: 0 })
+const FIELD = { human_verified: 'humanVerified', suspicious: 'suspicious', bot: 'bot', insufficient_data: 'insufficientData' } as const
 
-const countsOf = (c: repo.RateCounts, which: 'cur' | 'sim') => ({
-  humanVerified: which === 'cur' ? c.cur_human : c.sim_human,
-  suspicious: which === 'cur' ? c.cur_suspicious : c.sim_suspicious,
-  bot: which === 'cur' ? c.cur_bot : c.sim_bot,
-  insufficientData: c.insufficient,
-  unscored: c.unscored,
-})
+/**
+ * Re-verdicts every group from its stored hcs with verdictFor, exactly as the scorer would at
+ * `thresholds`: a stored insufficient_data stays so (it depends on the evidence, not on hcs), an
+ * unscored session stays unscored. Neither is judged, so neither counts in any rate's total.
+ */
+export function tally(groups: readonly repo.VerdictGroup[], thresholds: VerdictThresholds) {
+  const verdicts = zero()
+  const current = zero()
+  const labelled = { human: 0, bot: 0 }
+  const humans = { judged: 0, bot: 0, suspicious: 0 }
+  const bots = { judged: 0, through: 0 }
+  for (const g of groups) {
+    if (g.label) labelled[g.label] += g.n
+    if (g.verdict === null || g.hcs === null) {
+      verdicts.unscored += g.n
+      current.unscored += g.n
+      continue
+    }
+    current[FIELD[g.verdict as keyof typeof FIELD] ?? 'unscored'] += g.n
+    const v = verdictFor(Number(g.hcs), g.verdict !== 'insufficient_data', thresholds)
+    verdicts[FIELD[v]] += g.n
+    if (v === 'insufficient_data') continue
+    if (g.label === 'human') {
+      humans.judged += g.n
+      if (v === 'bot') humans.bot += g.n
+      if (v === 'suspicious') humans.suspicious += g.n
+    } else if (g.label === 'bot') {
+      bots.judged += g.n
+      if (v === 'human_verified') bots.through += g.n
+    }
+  }
+  const rates = {
+    thresholds,
+    labelledHumans: labelled.human,
+    labelledBots: labelled.bot,
+    humansCalledBot: rate(humans.bot, humans.judged),
+    humansCalledSuspicious: rate(humans.suspicious, humans.judged),
+    botsLetThrough: rate(bots.through, bots.judged),
+  }
+  return { rates, verdicts, current }
+}
 
 type Period = { from: Date | null; to: Date | null }
 
 /** Error rates over the labelled sessions of the period, with the organization's current thresholds. */
 export function errorRates(db: Db, orgId: string, p: Period) {
   return db.tenant(orgId, async (tx: Tx) => {
-    const thresholds = await getThresholds(tx, orgId)
-    return ratesOf(await repo.rateCounts(tx, orgId, thresholds, p.from, p.to), thresholds)
+    const [thresholds, groups] = await Promise.all([getThresholds(tx, orgId), repo.verdictGroups(tx, orgId, p.from, p.to, true)])
+    return tally(groups, thresholds).rates
   })
 }
 
 /** The same figures and the period's verdict counts as if `thresholds` had applied; writes nothing. */
 export async function simulateThresholds(db: Db, orgId: string, thresholds: VerdictThresholds, p: Period) {
-  const c = await db.tenant(orgId, (tx) => repo.rateCounts(tx, orgId, thresholds, p.from, p.to))
-  return { rates: ratesOf(c, thresholds), verdicts: countsOf(c, 'sim'), current: countsOf(c, 'cur') }
+  return tally(await db.tenant(orgId, (tx) => repo.verdictGroups(tx, orgId, p.from, p.to, false)), thresholds)
 }
 
 // ---- export of labelled sessions ----

@@ -1,7 +1,7 @@
 import type { Signal } from '../../../scoring/signals'
 import type { Sql, Tx } from '../../platform/db'
 
-/** The only file that names sessions and session_batches in SQL. */
+/** The only file that names sessions, session_batches and session_verdict_days in SQL. */
 
 /** The stored result columns; hcs … scored_at are null until the session is first scored. */
 export type SessionRow = {
@@ -218,24 +218,27 @@ export async function sessionBatches(tx: Tx, orgId: string, sessionId: string): 
   return rows.map((r) => r.signals)
 }
 
-/** Sessions per UTC day (of first_seen_at) and verdict (null: not scored yet), and per hcs decile, in [from, to). */
+/**
+ * Sessions per UTC day (of first_seen_at) in [from, to) (day-aligned): scored ones by verdict and hcs
+ * decile from the counts the trigger of migration 0010 keeps, unscored ones counted live (few).
+ */
 export async function verdictStats(
   tx: Tx,
   orgId: string,
   from: Date,
   to: Date
-): Promise<{ days: { day: string; verdict: string | null; n: number }[]; buckets: { bucket: number; n: number }[] }> {
-  const [days, buckets] = await Promise.all([
-    tx<{ day: string; verdict: string | null; n: number }[]>`
-      select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, verdict, count(*)::int as n
-      from sessions where org_id = ${orgId} and first_seen_at >= ${from} and first_seen_at < ${to}
-      group by 1, 2`,
-    tx<{ bucket: number; n: number }[]>`
-      select least(floor(hcs / 10), 9)::int as bucket, count(*)::int as n
-      from sessions where org_id = ${orgId} and first_seen_at >= ${from} and first_seen_at < ${to} and hcs is not null
+): Promise<{ scored: { day: string; verdict: string; bucket: number; n: number }[]; unscored: { day: string; n: number }[] }> {
+  const [scored, unscored] = await Promise.all([
+    tx<{ day: string; verdict: string; bucket: number; n: number }[]>`
+      select to_char(day, 'YYYY-MM-DD') as day, verdict, bucket, sessions as n
+      from session_verdict_days
+      where org_id = ${orgId} and day >= ${from.toISOString().slice(0, 10)}::date and day < ${to.toISOString().slice(0, 10)}::date and sessions <> 0`,
+    tx<{ day: string; n: number }[]>`
+      select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as n
+      from sessions where org_id = ${orgId} and verdict is null and first_seen_at >= ${from} and first_seen_at < ${to}
       group by 1`,
   ])
-  return { days, buckets }
+  return { scored, unscored }
 }
 
 export type LabelRow = { session_id: string; label: 'human' | 'bot'; label_note: string | null; labeled_at: Date; labeled_by: string }
@@ -252,69 +255,20 @@ export async function setLabel(
   return row ?? null
 }
 
-/** What error rates and the threshold simulation count, in one pass over the period's sessions. */
-export type RateCounts = {
-  total: number
-  unscored: number
-  insufficient: number
-  cur_human: number
-  cur_suspicious: number
-  cur_bot: number
-  sim_human: number
-  sim_suspicious: number
-  sim_bot: number
-  labelled_humans: number
-  labelled_bots: number
-  humans_judged: number
-  humans_called_bot: number
-  humans_called_suspicious: number
-  bots_judged: number
-  bots_let_through: number
-}
+/** Sessions grouped by stored hcs, verdict and label: what error rates and the simulation re-verdict. */
+export type VerdictGroup = { hcs: string | number | null; verdict: string | null; label: 'human' | 'bot' | null; n: number }
 
 /**
- * Counts over the organization's sessions in [from, to) (either end open when null), with every
- * scored verdict recomputed from the stored hcs at the given thresholds exactly as verdictFor does:
- * a stored insufficient_data stays so (it depends on the evidence, not on hcs), an unscored session
- * (no hcs yet) stays unscored. Neither is "judged", so neither counts in an error rate. Read-only.
+ * The organization's sessions first seen in [from, to) (either end open when null), counted by hcs,
+ * verdict and label: at most ~1,000 hcs values × 5 verdicts × 3 labels groups, however many sessions,
+ * so the thresholds are applied in the service by verdictFor itself. `labelledOnly`: error rates need
+ * no other session (the label index then bounds the read). Read-only.
  */
-export async function rateCounts(
-  tx: Tx,
-  orgId: string,
-  t: { botBelow: number; humanAbove: number },
-  from: Date | null,
-  to: Date | null
-): Promise<RateCounts> {
-  const bot = t.botBelow
-  const human = t.humanAbove
-  const [row] = await tx<RateCounts[]>`
-    with s as (
-      select verdict, label,
-        case when verdict is null or verdict = 'insufficient_data' then null
-             when hcs >= ${human}::float8 then 'human_verified'
-             when hcs >= ${bot}::float8 then 'suspicious'
-             else 'bot' end as sim
-      from sessions
-      where org_id = ${orgId} ${period(tx, from, to)}
-    )
-    select count(*)::int as total,
-      count(*) filter (where verdict is null)::int as unscored,
-      count(*) filter (where verdict = 'insufficient_data')::int as insufficient,
-      count(*) filter (where verdict = 'human_verified')::int as cur_human,
-      count(*) filter (where verdict = 'suspicious')::int as cur_suspicious,
-      count(*) filter (where verdict = 'bot')::int as cur_bot,
-      count(*) filter (where sim = 'human_verified')::int as sim_human,
-      count(*) filter (where sim = 'suspicious')::int as sim_suspicious,
-      count(*) filter (where sim = 'bot')::int as sim_bot,
-      count(*) filter (where label = 'human')::int as labelled_humans,
-      count(*) filter (where label = 'bot')::int as labelled_bots,
-      count(*) filter (where label = 'human' and sim is not null)::int as humans_judged,
-      count(*) filter (where label = 'human' and sim = 'bot')::int as humans_called_bot,
-      count(*) filter (where label = 'human' and sim = 'suspicious')::int as humans_called_suspicious,
-      count(*) filter (where label = 'bot' and sim is not null)::int as bots_judged,
-      count(*) filter (where label = 'bot' and sim = 'human_verified')::int as bots_let_through
-    from s`
-  return row!
+export function verdictGroups(tx: Tx, orgId: string, from: Date | null, to: Date | null, labelledOnly: boolean): Promise<VerdictGroup[]> {
+  return tx<VerdictGroup[]>`
+    select hcs, verdict, label, count(*)::int as n from sessions
+    where org_id = ${orgId} ${labelledOnly ? tx`and label is not null` : tx``} ${period(tx, from, to)}
+    group by hcs, verdict, label`
 }
 
 export type ExportRow = {
