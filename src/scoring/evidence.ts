@@ -44,7 +44,6 @@ const POINTER_CODE: Record<string, string> = {
   pause_cv: 'pointer_regular_timing',
   speed_log_med: 'pointer_unusual_speed',
   duration_log_med: 'pointer_unusual_speed',
-  step_len_cv_med: 'pointer_mechanical_steps',
   step_dt_corr_med: 'pointer_mechanical_steps',
   raw_speed_cv_med: 'pointer_constant_velocity',
   corner_speed_med: 'pointer_curvature_speed_mismatch',

@@ -48,7 +48,6 @@ export const POINTER_FEATURE_NAMES = [
   'pause_cv',
   'speed_sd_between',
   'curv_speed_corr',
-  'step_len_cv_med',
   'step_dt_corr_med',
   'raw_speed_cv_med',
   'corner_speed_med',
@@ -200,8 +199,6 @@ type StrokeStats = {
   dtCv: number
   accelAsym: number
   curvSpeed: number
-  /** CV of the recorded step lengths (moves of ≥ 1 px) */
-  stepLenCv: number
   /** correlation of step length with the time since the previous sample: a hand's step grows with the gap, a script's fixed step does not */
   stepDtCorr: number
   /** CV of step length / gap over recorded samples */
@@ -390,7 +387,6 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
     const vs = sss / curvN - (ss / curvN) ** 2
     if (vc > 1e-9 && vs > 1e-9) curvSpeed = (scs / curvN - (sc / curvN) * (ss / curvN)) / Math.sqrt(vc * vs)
   }
-  let stepLenCv = 0
   let stepDtCorr = 0
   let rawSpeedCv = 0
   if (ln >= 3) {
@@ -398,7 +394,6 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
     const vl = sll / ln - ml * ml
     const md = sd / ln
     const vd = sdd / ln - md * md
-    stepLenCv = ml > 0 ? Math.sqrt(Math.max(0, vl)) / ml : 0
     // no variation in the gaps (a steady display rate): nothing to correlate, report the neutral 0
     stepDtCorr = vl > 1e-9 && vd > 1e-9 && Math.sqrt(vd) / md > 0.05 ? (sld / ln - ml * md) / Math.sqrt(vl * vd) : 0
     const mv = rv / ln
@@ -410,7 +405,6 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   return {
     cornerSpeed: corners && meanRawSpeed > 0 ? cornerSum / corners / meanRawSpeed : Number.NaN,
     fastCorners: ln ? fast / ln : 0,
-    stepLenCv,
     stepDtCorr,
     rawSpeedCv,
     straight: path > 0 ? chord / path : 1,
@@ -507,7 +501,6 @@ function pointerFeatures(
     pauses.length >= 3 ? cvOf(pauses) : 0,
     meanSd(speeds)[1],
     med(stats.map((s) => s.curvSpeed)),
-    med(stats.map((s) => s.stepLenCv)),
     med(stats.map((s) => s.stepDtCorr)),
     med(stats.map((s) => s.rawSpeedCv)),
     (() => {
