@@ -141,12 +141,15 @@ export async function storeScore(
   return row ?? null
 }
 
-/** Sessions whose stored score is stale and whose last batch arrived before `quietSince` (oldest first). */
+/**
+ * Sessions whose stored score is stale and whose last batch arrived before `quietSince`, oldest first
+ * (by first batch: the queue's index rests on columns a batch does not change, so batches stay HOT updates).
+ */
 export async function staleSessions(sql: Sql, quietSince: Date, limit: number): Promise<{ org_id: string; session_id: string }[]> {
   return sql<{ org_id: string; session_id: string }[]>`
     select org_id, session_id from sessions
-    where scored_batches is distinct from batch_count and last_batch_at < ${quietSince}
-    order by last_batch_at limit ${limit}`
+    where stale and last_batch_at < ${quietSince}
+    order by first_seen_at limit ${limit}`
 }
 
 /** Drops the raw signals of up to `chunk` batches received before `cutoff`; returns how many. */
