@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
-import type { Signal } from '../../src/scoring/signals'
 import { ingestGenerated, type Result, stored } from './sessions'
 import { atBothWidths, eventually, inBrowser, signIn, watchProblems } from './support'
+import { storedBatches } from '../helpers/stored-signals'
 
 // Issues 17 and 18 in Chromium against the real service: a session recorded by the browser SDK on
 // the demo page shows up in the list and its detail draws its path; the list pages and filters;
@@ -61,9 +61,8 @@ inBrowser((env) => {
         // One session explained.
         await link.click()
         await page.locator('#session-path svg').waitFor()
-        const rows = await env.server.deps.db.sql<{ signals: Signal[] }[]>`
-          select signals from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${demoSession} order by seq`
-        const signals = rows.flatMap((r) => r.signals)
+        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, demoSession)
+        const signals = rows.flatMap((r) => r.signals ?? [])
         const pointer = signals.filter((s) => ['mm', 'md', 'mu', 'c'].includes(s.k))
         const xs = pointer.map((s) => s.x as number)
         const ys = pointer.map((s) => s.y as number)

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
 import { atBothWidths, eventually, inBrowser } from './support'
+import { storedBatches } from '../helpers/stored-signals'
 
 inBrowser((env) => {
   /** A human-ish hand: a curved path in small steps with uneven pauses. */
@@ -24,8 +25,6 @@ inBrowser((env) => {
     const box = (await page.locator(selector).boundingBox())!
     return [box.x + box.width * 0.45, box.y + box.height * 0.55]
   }
-
-  type BatchRow = { signals: { k: string; kc?: string; [key: string]: unknown }[] | null; captured_at: Date }
 
   describe('demo page in Chromium', () => {
     it('collects every modality, flushes with fetch and with sendBeacon, and shows the verdict', async () => {
@@ -83,11 +82,7 @@ inBrowser((env) => {
         await atBothWidths(page, 'demo')
 
         const sql = env.server.deps.db.sql
-        const batchesBefore = (
-          await sql<
-            BatchRow[]
-          >`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId}`
-        ).length
+        const batchesBefore = (await storedBatches(sql, env.server.demo.org_id, sessionId)).length
         expect(batchesBefore).toBeGreaterThan(0)
 
         // More typing, then leave the page: pagehide must hand the rest to sendBeacon.
@@ -97,9 +92,7 @@ inBrowser((env) => {
         await page.goto('about:blank')
 
         const rows = await eventually(async () => {
-          const r = await sql<
-            BatchRow[]
-          >`select signals, captured_at from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${sessionId} order by seq`
+          const r = await storedBatches(sql, env.server.demo.org_id, sessionId)
           return r.length > batchesBefore && r
         }, 'the beacon batch')
 
@@ -108,7 +101,7 @@ inBrowser((env) => {
         expect(session!.sdk_type).toBe('web')
 
         const signals = rows.flatMap((r) => r.signals ?? [])
-        const kinds = new Set(signals.map((s) => s.k))
+        const kinds = new Set<string>(signals.map((s) => s.k))
         for (const kind of ['mm', 'md', 'mu', 'c', 'kd', 'ku', 's']) expect([kind, kinds.has(kind)]).toEqual([kind, true])
         // Key classes only: the typed text never reaches the service.
         expect(new Set(signals.filter((s) => s.k === 'kd').map((s) => s.kc))).toEqual(new Set(['char', 'space', 'digit', 'back', 'mod']))
@@ -171,10 +164,9 @@ inBrowser((env) => {
           const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
           await w.BSS.init({ publicKey: key }).flush()
         }, env.server.demo.public_key)
-        const rows = await env.server.deps.db.sql<{ signals: { k: string; tr?: boolean }[] }[]>`
-          select signals from session_batches where org_id = ${env.server.demo.org_id} and session_id = ${first}`
+        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, first!)
         const untrusted = rows
-          .flatMap((r) => r.signals)
+          .flatMap((r) => r.signals ?? [])
           .filter((s) => s.tr === false)
           .map((s) => s.k)
         expect(untrusted.sort()).toEqual(['kd', 'mm', 's', 'ts'])

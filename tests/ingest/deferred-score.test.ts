@@ -8,6 +8,7 @@ import { scoreSession } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import { FEATURES, ingest, makeBatch, makeSignals, midMonth, rowCounts, withKey, unlimitEnterprise } from './support'
+import { storedBatches } from '../helpers/stored-signals'
 
 // Issue 14: a public-key batch is stored without scoring; the score is computed when a secret key asks
 // (ingest or GET) over every stored signal. These tests hold the deferred score to a full recomputation
@@ -45,9 +46,7 @@ const clientVector = (sent: readonly Signal[]) => extractFeatures(sent.slice(-FE
 
 /** Every stored signal of the session in seq order: what the old code rescored after each batch. */
 async function storedSignals(sessionId: string): Promise<Signal[]> {
-  const rows = await h.deps.db.sql<{ signals: Signal[] }[]>`
-    select signals from session_batches where org_id = ${org.orgId} and session_id = ${sessionId} order by seq`
-  return rows.flatMap((r) => r.signals)
+  return (await storedBatches(h.deps.db.sql, org.orgId, sessionId)).flatMap((r) => r.signals ?? [])
 }
 
 const scoreOf = (body: Record<string, unknown>) => ({

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { purgeOldSignals } from '../../src/server/modules/ingest/service'
 import { scoreSession } from '../../src/scoring/service'
-import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness } from '../helpers/harness'
+import { storedBatches } from '../helpers/stored-signals'
 import { FEATURES, ingest, makeBatch, makeSignals, midMonth, withKey } from './support'
 
 let h: Harness
@@ -15,8 +15,7 @@ afterAll(() => h.close())
 const DAY = 24 * 3600_000
 
 async function storedSignals(orgId: string, sessionId: string) {
-  const rows = await h.deps.db.sql<{ seq: number; signal_count: number; signals: unknown[] | null }[]>`
-    select seq, signal_count, signals from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+  const rows = await storedBatches(h.deps.db.sql, orgId, sessionId)
   return rows.map((r) => ({ seq: r.seq, count: r.signal_count, kept: r.signals !== null }))
 }
 
@@ -52,9 +51,8 @@ describe('retention of raw signals', () => {
     await ingest(h, h.a.publicKey, batch)
     h.clock.advance(60_000)
     await ingest(h, h.a.publicKey, { ...batch, captured_at: h.clock.now().toISOString(), signals: makeSignals(25, 10_000) })
-    const rows = await h.deps.db.sql<{ signals: Signal[] }[]>`
-      select signals from session_batches where org_id = ${h.a.orgId} and session_id = ${batch.session_id} order by seq`
-    const expected = scoreSession({ signals: rows.flatMap((r) => r.signals), clientFeatures: FEATURES, replayed: false })
+    const rows = await storedBatches(h.deps.db.sql, h.a.orgId, batch.session_id)
+    const expected = scoreSession({ signals: rows.flatMap((r) => r.signals ?? []), clientFeatures: FEATURES, replayed: false })
 
     h.clock.advance(31 * DAY)
     expect(await purgeOldSignals(h.deps.db, h.clock.now(), 30)).toBeGreaterThanOrEqual(2)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHarness, type Harness } from '../helpers/harness'
 import { FEATURES, ingest, makeBatch, makeSignals, rowCounts, withKey } from './support'
+import { storedBatches } from '../helpers/stored-signals'
 
 let h: Harness
 beforeAll(async () => {
@@ -115,8 +116,7 @@ describe('POST /v1/ingest validation', () => {
     const signals = makeSignals(10).map((e) => ({ ...e, key: 'a', secret: 'hunter2' }))
     const res = await ingest(h, h.a.secretKey, makeBatch(h, { session_id: id, signals, extra: 'x' }))
     expect(res.status).toBe(200)
-    const [row] = await h.deps.db.sql<{ signals: Record<string, unknown>[] }[]>`
-      select signals from session_batches where org_id = ${h.a.orgId} and session_id = ${id}`
+    const [row] = await storedBatches(h.deps.db.sql, h.a.orgId, id)
     expect(row!.signals).toEqual(makeSignals(10) as any)
     expect(JSON.stringify(row!.signals)).not.toContain('hunter2')
   })

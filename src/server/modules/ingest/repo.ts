@@ -1,7 +1,12 @@
 import type { Signal } from '../../../scoring/signals'
 import type { Sql, Tx } from '../../platform/db'
+import { unpackSignals } from './codec'
 
 /** The only file that names sessions, session_batches and session_verdict_days in SQL. */
+
+/** A stored batch's signals: packed (0012), or JSONB written before it; null once purged. */
+type StoredSignals = { signals: Signal[] | null; packed: Uint8Array | null }
+const signalsOf = (row: StoredSignals): Signal[] | null => (row.packed ? unpackSignals(row.packed) : row.signals)
 
 /** The stored result columns; hcs … scored_at are null until the session is first scored. */
 export type SessionRow = {
@@ -58,7 +63,7 @@ export async function appendBatch(
     capturedAt: Date
     hash: string
     signalCount: number
-    signalsJson: string
+    packed: Uint8Array
     now: Date
     sessionSignalCount: number
     features: number[]
@@ -66,8 +71,8 @@ export async function appendBatch(
 ): Promise<void> {
   await tx`
     with batch as (
-      insert into session_batches (org_id, session_id, seq, captured_at, batch_hash, signal_count, signals, received_at)
-      values (${b.orgId}, ${b.sessionId}, ${b.seq}, ${b.capturedAt}, ${b.hash}, ${b.signalCount}, ${b.signalsJson}::text::jsonb, ${b.now})
+      insert into session_batches (org_id, session_id, seq, captured_at, batch_hash, signal_count, packed, received_at)
+      values (${b.orgId}, ${b.sessionId}, ${b.seq}, ${b.capturedAt}, ${b.hash}, ${b.signalCount}, ${b.packed}, ${b.now})
     )
     update sessions set last_batch_at = ${b.now}, batch_count = ${b.seq}, signal_count = ${b.sessionSignalCount},
       client_features = ${b.features}::float8[]
@@ -96,8 +101,8 @@ export type ScoringInput = { batches: number; signalCount: number; clientFeature
  * (one snapshot): a batch appended meanwhile is left out, so vector and signals always belong together.
  */
 export async function scoringInput(tx: Tx, orgId: string, sessionId: string): Promise<ScoringInput | null> {
-  const rows = await tx<{ batch_count: number; client_features: number[] | null; signal_count: number; signals: Signal[] | null }[]>`
-    select s.batch_count, s.client_features, b.signal_count, b.signals
+  const rows = await tx<({ batch_count: number; client_features: number[] | null; signal_count: number } & StoredSignals)[]>`
+    select s.batch_count, s.client_features, b.signal_count, b.signals, b.packed
     from sessions s join session_batches b on b.org_id = s.org_id and b.session_id = s.session_id and b.seq <= s.batch_count
     where s.org_id = ${orgId} and s.session_id = ${sessionId}
     order by b.seq`
@@ -106,7 +111,7 @@ export async function scoringInput(tx: Tx, orgId: string, sessionId: string): Pr
     batches: rows[0]!.batch_count,
     signalCount: rows.reduce((n, r) => n + r.signal_count, 0),
     clientFeatures: rows[0]!.client_features ?? [],
-    signals: rows.map((r) => r.signals),
+    signals: rows.map(signalsOf),
   }
 }
 
@@ -155,9 +160,9 @@ export async function staleSessions(sql: Sql, quietSince: Date, limit: number): 
 /** Drops the raw signals of up to `chunk` batches received before `cutoff`; returns how many. */
 export async function purgeSignalsBefore(sql: Sql, cutoff: Date, chunk: number): Promise<number> {
   const purged = await sql`
-    update session_batches b set signals = null
+    update session_batches b set signals = null, packed = null
     from (select org_id, session_id, seq from session_batches
-          where signals is not null and received_at < ${cutoff}
+          where (signals is not null or packed is not null) and received_at < ${cutoff}
           order by received_at limit ${chunk} for update skip locked) old
     where b.org_id = old.org_id and b.session_id = old.session_id and b.seq = old.seq`
   return purged.count
@@ -216,9 +221,9 @@ export async function findSummary(tx: Tx, orgId: string, sessionId: string): Pro
 
 /** Every stored signal of the session, batch by batch in seq order (null: purged). */
 export async function sessionBatches(tx: Tx, orgId: string, sessionId: string): Promise<(Signal[] | null)[]> {
-  const rows = await tx<{ signals: Signal[] | null }[]>`
-    select signals from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
-  return rows.map((r) => r.signals)
+  const rows = await tx<StoredSignals[]>`
+    select signals, packed from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+  return rows.map(signalsOf)
 }
 
 /**
@@ -308,13 +313,13 @@ export function labelledPage(
 export async function batchesOf(tx: Tx, orgId: string, sessionIds: string[]): Promise<Map<string, (Signal[] | null)[]>> {
   const out = new Map<string, (Signal[] | null)[]>()
   if (!sessionIds.length) return out
-  const rows = await tx<{ session_id: string; signals: Signal[] | null }[]>`
-    select session_id, signals from session_batches
+  const rows = await tx<({ session_id: string } & StoredSignals)[]>`
+    select session_id, signals, packed from session_batches
     where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])
     order by session_id, seq`
   for (const r of rows) {
     const list = out.get(r.session_id) ?? []
-    list.push(r.signals)
+    list.push(signalsOf(r))
     out.set(r.session_id, list)
   }
   return out

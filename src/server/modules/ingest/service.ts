@@ -6,6 +6,7 @@ import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { getThresholds } from '../thresholds'
 import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
+import { packSignals } from './codec'
 import * as repo from './repo'
 import type { GroupCommit, ScoringRuns, SessionQueue } from './queue'
 import { fingerprint, score } from './scoring'
@@ -62,15 +63,22 @@ export function getSessionResult(db: Db, orgId: string, sessionId: string, now =
 type IngestInput = { orgId: string; keyPairId?: string; now: Date; body: IngestBody }
 
 /** What is computed from the request alone, before any query: O(batch), never O(session). */
-type Batch = { signals: Signal[]; json: string; hash: string; month: string; firstPrint: string | null }
+type Batch = { signals: Signal[]; packed: Uint8Array; hash: string; month: string; firstPrint: string | null }
 
 function prepareBatch({ body, now }: IngestInput): Batch {
   const signals = body.signals as Signal[]
+  // The hash stays over the events' JSON, as before packed storage (0012), so a retry of a batch stored before it is still recognised.
   const json = JSON.stringify(signals)
   // node:crypto, not the pure-JS sha256 of platform/crypto: a batch can be 1 MiB and this runs on every request.
   const hash = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(json).digest('hex')
   // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
-  return { signals, json, hash, month: monthStartUtc(now).toISOString().slice(0, 10), firstPrint: fingerprint(signals) }
+  return {
+    signals,
+    packed: packSignals(signals),
+    hash,
+    month: monthStartUtc(now).toISOString().slice(0, 10),
+    firstPrint: fingerprint(signals),
+  }
 }
 
 /**
@@ -245,7 +253,7 @@ function appendOf(tx: Tx, { orgId, now, body }: IngestInput, batch: Batch, head:
     capturedAt: body.captured_at,
     hash: batch.hash,
     signalCount: batch.signals.length,
-    signalsJson: batch.json,
+    packed: batch.packed,
     now,
     sessionSignalCount: head.signal_count + batch.signals.length,
     features: body.features,
