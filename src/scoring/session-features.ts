@@ -17,6 +17,11 @@ const MIN_DURATION_MS = 60
 const GRID_MS = 20
 /** fewer counted strokes than this: no pointer evidence */
 export const MIN_STROKES = 1
+/**
+ * jerk_med and jerk_p10 of a touch session: the median jerk_med of the real
+ * mouse users (SapiMouse, 0.48), so the trees read it as neither smooth nor rough.
+ */
+export const TOUCH_JERK = 0.48
 const PAUSE_MS = 2000
 const MAX_STROKES = 400
 
@@ -486,8 +491,10 @@ function pointerFeatures(
     meanSd(peakShare)[1],
     med(stats.map((s) => s.peaksPerS)),
     stats.filter((s) => s.peaks > 1).length / stats.length,
-    quantile(jerk, 0.5),
-    quantile(jerk, 0.1),
+    // Touch screens filter and resample the finger's path (the OS smooths and predicts touches), so
+    // on touch a path's jerk is the device's filter, not the hand: not measured, a typical mouse value instead.
+    touch ? TOUCH_JERK : quantile(jerk, 0.5),
+    touch ? TOUCH_JERK : quantile(jerk, 0.1),
     med(stats.map((s) => s.homing)),
     med(speeds),
     med(stats.map((s) => s.durationLog)),
