@@ -7,7 +7,7 @@ import { startPeriodic } from './periodic'
 
 const PURGE_EVERY_MS = 3600_000
 
-/** Drops raw signals older than RETENTION_DAYS every hour (and once a minute after start); returns the stop function. */
+/** Drops the day partitions of raw signals older than RETENTION_DAYS every hour (and once a minute after start); returns the stop function. */
 export function startRetention({
   db,
   clock,
@@ -20,7 +20,7 @@ export function startRetention({
   log: Logger
 }) {
   return startPeriodic({ log, config }, 'retention purge', PURGE_EVERY_MS, async () => {
-    const purged = await purgeOldSignals(db, clock.now(), config.retentionDays)
-    return purged > 0 ? { batches: purged, retention_days: config.retentionDays } : null
+    const dropped = await purgeOldSignals(db, clock.now(), config.retentionDays)
+    return dropped.length > 0 ? { partitions_dropped: dropped, retention_days: config.retentionDays } : null
   })
 }

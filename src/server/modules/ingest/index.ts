@@ -27,7 +27,14 @@ import { GroupCommit, ScoringRuns, SessionQueue } from './queue'
 import { currentResult, ingestBatch, type SessionResult, type WriteJob, writeGroup } from './service'
 
 export { sessionsGraphQL } from './graphql'
-export { getSessionResult, purgeOldSignals, QUIET_MS, scoreQuietSessions, type SessionResult } from './service'
+export {
+  createPartitionsAhead,
+  getSessionResult,
+  purgeOldSignals,
+  QUIET_MS,
+  scoreQuietSessions,
+  type SessionResult,
+} from './service'
 
 const SessionResultRef = component('SessionResult', SessionResultSchema, {
   session_id: '3f0c7b9e-8d2a-4c1b-9e6f-5a4d3c2b1a09',

@@ -26,6 +26,13 @@ export type SessionRow = {
   label: 'human' | 'bot' | null
 }
 
+/**
+ * The session's start, the partition key of its batches, as a subquery: PostgreSQL then reads one
+ * partition of session_batches (pruned when the statement runs), not one index probe per day.
+ */
+const startOf = (tx: Tx, orgId: string, sessionId: string) =>
+  tx`(select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId})`
+
 /** The session as a batch found it, after its row lock: `inserted` when this batch created it. */
 export type SessionHead = { inserted: boolean; batch_count: number; signal_count: number; first_seen_at: Date }
 
@@ -49,7 +56,8 @@ export async function openSession(
 /** The signal count of the session's batch with this hash (a retry), or null. One index probe. */
 export async function findBatchByHash(tx: Tx, orgId: string, sessionId: string, hash: string): Promise<number | null> {
   const [row]: [{ signal_count: number }?] = await tx`
-    select signal_count from session_batches where org_id = ${orgId} and session_id = ${sessionId} and batch_hash = ${hash}`
+    select signal_count from session_batches
+    where org_id = ${orgId} and session_id = ${sessionId} and batch_hash = ${hash} and session_started_at = ${startOf(tx, orgId, sessionId)}`
   return row?.signal_count ?? null
 }
 
@@ -71,8 +79,10 @@ export async function appendBatch(
 ): Promise<void> {
   await tx`
     with batch as (
-      insert into session_batches (org_id, session_id, seq, captured_at, batch_hash, signal_count, packed, received_at)
-      values (${b.orgId}, ${b.sessionId}, ${b.seq}, ${b.capturedAt}, ${b.hash}, ${b.signalCount}, ${b.packed}, ${b.now})
+      -- session_started_at (the partition key) read from the row, never round-tripped through a JS Date (ms, not µs).
+      insert into session_batches (org_id, session_id, seq, session_started_at, captured_at, batch_hash, signal_count, packed, received_at)
+      select ${b.orgId}, ${b.sessionId}, ${b.seq}, s.first_seen_at, ${b.capturedAt}, ${b.hash}, ${b.signalCount}, ${b.packed}, ${b.now}
+      from sessions s where s.org_id = ${b.orgId} and s.session_id = ${b.sessionId}
     )
     update sessions set last_batch_at = ${b.now}, batch_count = ${b.seq}, signal_count = ${b.sessionSignalCount},
       client_features = ${b.features}::float8[]
@@ -104,7 +114,7 @@ export async function scoringInput(tx: Tx, orgId: string, sessionId: string): Pr
   const rows = await tx<({ batch_count: number; client_features: number[] | null; signal_count: number } & StoredSignals)[]>`
     select s.batch_count, s.client_features, b.signal_count, b.signals, b.packed
     from sessions s join session_batches b on b.org_id = s.org_id and b.session_id = s.session_id and b.seq <= s.batch_count
-    where s.org_id = ${orgId} and s.session_id = ${sessionId}
+    where s.org_id = ${orgId} and s.session_id = ${sessionId} and b.session_started_at = ${startOf(tx, orgId, sessionId)}
     order by b.seq`
   if (!rows.length) return null
   return {
@@ -157,15 +167,36 @@ export async function staleSessions(sql: Sql, quietSince: Date, limit: number): 
     order by first_seen_at limit ${limit}`
 }
 
-/** Drops the raw signals of up to `chunk` batches received before `cutoff`; returns how many. */
-export async function purgeSignalsBefore(sql: Sql, cutoff: Date, chunk: number): Promise<number> {
-  const purged = await sql`
-    update session_batches b set signals = null, packed = null
-    from (select org_id, session_id, seq from session_batches
-          where (signals is not null or packed is not null) and received_at < ${cutoff}
-          order by received_at limit ${chunk} for update skip locked) old
-    where b.org_id = old.org_id and b.session_id = old.session_id and b.seq = old.seq`
-  return purged.count
+// ---- Time partitions of session_batches (0013): one per UTC day of the sessions' start ----
+
+/** Creates the partition of each day (YYYY-MM-DD) that does not exist yet. Needs the owner role, not bss_tenant. */
+export async function addBatchPartitions(sql: Sql, days: string[]): Promise<void> {
+  await sql`select session_batches_add_partition(d::date) from unnest(${days}::text[]) d`
+}
+
+/** The days (YYYY-MM-DD) that have a partition, oldest first. */
+export async function batchPartitionDays(sql: Sql): Promise<string[]> {
+  const rows = await sql<{ day: string }[]>`select d::text as day from session_batches_partition_days() d`
+  return rows.map((r) => r.day)
+}
+
+/**
+ * Drops the partition of one day (its batches' raw signals, counts and hashes). A short lock timeout:
+ * dropping needs a moment of exclusive access to session_batches, and ingest must not queue behind it;
+ * a drop that times out is tried again on the next run. true when a partition was dropped.
+ */
+export async function dropBatchPartition(sql: Sql, day: string): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    await tx`set local lock_timeout = '2s'`
+    const [row] = await tx<{ dropped: boolean }[]>`select session_batches_drop_partition(${day}::date) as dropped`
+    return row!.dropped
+  })
+}
+
+/** Whether a session first seen in [from, to) still has a stale score (its partition must not go yet). */
+export async function staleSessionStartedIn(sql: Sql, from: Date, to: Date): Promise<boolean> {
+  const rows = await sql`select 1 from sessions where stale and first_seen_at >= ${from} and first_seen_at < ${to} limit 1`
+  return rows.length > 0
 }
 
 // ---- Dashboard reads (issue 17) and labels (issue 18) ----
@@ -222,7 +253,9 @@ export async function findSummary(tx: Tx, orgId: string, sessionId: string): Pro
 /** Every stored signal of the session, batch by batch in seq order (null: purged). */
 export async function sessionBatches(tx: Tx, orgId: string, sessionId: string): Promise<(Signal[] | null)[]> {
   const rows = await tx<StoredSignals[]>`
-    select signals, packed from session_batches where org_id = ${orgId} and session_id = ${sessionId} order by seq`
+    select signals, packed from session_batches
+    where org_id = ${orgId} and session_id = ${sessionId} and session_started_at = ${startOf(tx, orgId, sessionId)}
+    order by seq`
   return rows.map(signalsOf)
 }
 
@@ -314,9 +347,10 @@ export async function batchesOf(tx: Tx, orgId: string, sessionIds: string[]): Pr
   const out = new Map<string, (Signal[] | null)[]>()
   if (!sessionIds.length) return out
   const rows = await tx<({ session_id: string } & StoredSignals)[]>`
-    select session_id, signals, packed from session_batches
-    where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])
-    order by session_id, seq`
+    select b.session_id, b.signals, b.packed from sessions s join session_batches b
+      on b.org_id = s.org_id and b.session_id = s.session_id and b.session_started_at = s.first_seen_at
+    where s.org_id = ${orgId} and s.session_id = any(${sessionIds}::uuid[])
+    order by b.session_id, b.seq`
   for (const r of rows) {
     const list = out.get(r.session_id) ?? []
     list.push(signalsOf(r))

@@ -275,6 +275,7 @@ export async function ingestBatch(
   withResult: boolean
 ): Promise<IngestOutcome> {
   const batch = prepareBatch(input)
+  await ensurePartitions(db, batchDays(input.now))
   const { writer } = lanes
   const written = await lanes.queue.run(`${input.orgId}/${input.body.session_id}`, () =>
     writer
@@ -356,28 +357,16 @@ export function sessionSignals(input: repo.ScoringInput): Signal[] {
 /**
  * Computes and stores the score of sessions whose stored score is stale and whose last batch arrived
  * before `quietSince`, up to `limit` of them, oldest first; returns how many. The retention job runs it
- * before purging, so no session loses raw signals its score has not yet seen.
+ * before dropping partitions, so no session loses raw signals its score has not yet seen; a session
+ * that fails to score is skipped (and its day's partition kept).
  */
 export async function settleStaleSessions(db: Db, now: Date, quietSince: Date, limit = 1000): Promise<number> {
-  const stale = await repo.staleSessions(db.sql, quietSince, limit)
-  for (const s of stale) {
-    const input = await db.tenant(s.org_id, (tx) => repo.scoringInput(tx, s.org_id, s.session_id))
-    if (input) await scoreAndStore(db, s.org_id, s.session_id, input, now)
-  }
-  return stale.length
+  return (await scoreStale(db, now, quietSince, limit)).seen
 }
 
-/** A session is scored in the background once no batch has arrived for this long (the SDK flushes every few seconds). */
-export const QUIET_MS = 30_000
-
-/**
- * The background scorer's tick (jobs/scorer.ts): scores up to `limit` sessions whose stored score is
- * stale or missing and that have been quiet for QUIET_MS, oldest first, so the dashboard shows verdicts
- * for SDK sessions no secret key ever asks for. One session failing to score is skipped (and reported),
- * never stops the others. Returns how many were scored and how many failed.
- */
-export async function scoreQuietSessions(db: Db, now: Date, limit = 200): Promise<{ scored: number; failed: number; errors: string[] }> {
-  const stale = await repo.staleSessions(db.sql, new Date(now.getTime() - QUIET_MS), limit)
+/** Scores the stale sessions quiet since `quietSince`; one that fails is skipped and reported, an outage stops all. */
+async function scoreStale(db: Db, now: Date, quietSince: Date, limit: number) {
+  const stale = await repo.staleSessions(db.sql, quietSince, limit)
   let scored = 0
   const errors: string[] = []
   for (const s of stale) {
@@ -390,22 +379,89 @@ export async function scoreQuietSessions(db: Db, now: Date, limit = 200): Promis
       errors.push(`${s.org_id}/${s.session_id}: ${String((error as Error)?.message ?? error)}`)
     }
   }
+  return { seen: stale.length, scored, errors }
+}
+
+/** A session is scored in the background once no batch has arrived for this long (the SDK flushes every few seconds). */
+export const QUIET_MS = 30_000
+
+/**
+ * The background scorer's tick (jobs/scorer.ts): scores up to `limit` sessions whose stored score is
+ * stale or missing and that have been quiet for QUIET_MS, oldest first, so the dashboard shows verdicts
+ * for SDK sessions no secret key ever asks for. One session failing to score is skipped (and reported),
+ * never stops the others. Returns how many were scored and how many failed.
+ */
+export async function scoreQuietSessions(db: Db, now: Date, limit = 200): Promise<{ scored: number; failed: number; errors: string[] }> {
+  const { scored, errors } = await scoreStale(db, now, new Date(now.getTime() - QUIET_MS), limit)
   return { scored, failed: errors.length, errors }
 }
 
+const DAY_MS = 24 * 3600_000
+const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10)
+
+/** Partitions known to exist (or being created), per database: tests run several in one process. */
+const knownPartitions = new WeakMap<Db, Map<string, Promise<void>>>()
+
 /**
- * Retention: drops the raw signals of batches received more than retentionDays ago, in chunks of
- * `chunk` rows (short transactions, no long lock), keeping counts and results. Returns batches purged.
+ * Makes sure the partitions of these days exist. Cached per process, so a batch normally costs a map
+ * lookup, and concurrent batches of a new day wait for one creation; the periodic job
+ * (jobs/partitions.ts) creates days ahead, so ingest rarely does DDL.
  */
-export async function purgeOldSignals(db: Db, now: Date, retentionDays: number, chunk = 1000): Promise<number> {
-  const cutoff = new Date(now.getTime() - retentionDays * 24 * 3600_000)
+export function ensurePartitions(db: Db, days: string[]): Promise<unknown> {
+  const known = knownPartitions.get(db) ?? new Map<string, Promise<void>>()
+  knownPartitions.set(db, known)
+  return Promise.all(
+    days.map((day) => {
+      let made = known.get(day)
+      if (!made) {
+        made = repo.addBatchPartitions(db.sql, [day])
+        known.set(day, made)
+        // A failed creation (an outage) is tried again by the next batch.
+        made.catch(() => known.delete(day))
+      }
+      return made
+    })
+  )
+}
+
+/**
+ * The days a batch arriving at `now` can belong to: its session started at most 30 minutes ago
+ * (an hour, against clocks of instances that differ), or is new.
+ */
+function batchDays(now: Date): string[] {
+  const t = now.getTime()
+  const days = [dayOf(t - 2 * SESSION_WINDOW_MS), dayOf(t)]
+  return days[0] === days[1] ? [days[1]!] : days
+}
+
+/** Creates the partitions of today and the next `ahead` days (jobs/partitions.ts, hourly and at start). */
+export async function createPartitionsAhead(db: Db, now: Date, ahead = 3): Promise<string[]> {
+  const days = Array.from({ length: ahead + 1 }, (_, i) => dayOf(now.getTime() + i * DAY_MS))
+  await repo.addBatchPartitions(db.sql, days)
+  return days
+}
+
+/**
+ * Retention: drops the partition of every day whose sessions' batches all arrived more than
+ * retentionDays ago (a day's sessions take batches until 30 minutes after it ends). Before that it
+ * scores every session with a stale score among them (settleStaleSessions), so no score is ever
+ * computed without signals it should have seen; a day that still has a stale session (one that fails
+ * to score) keeps its partition until a later run. Sessions, their counts and results stay. Returns
+ * the days dropped.
+ */
+export async function purgeOldSignals(db: Db, now: Date, retentionDays: number): Promise<string[]> {
+  const cutoff = now.getTime() - retentionDays * DAY_MS
   // A session with batches received before the cutoff had its last batch at most one window later.
-  const quietSince = new Date(cutoff.getTime() + SESSION_WINDOW_MS)
+  const quietSince = new Date(cutoff + SESSION_WINDOW_MS)
   for (let round = 0; round < 20 && (await settleStaleSessions(db, now, quietSince, 500)) === 500; round++);
-  let total = 0
-  for (;;) {
-    const purged = await repo.purgeSignalsBefore(db.sql, cutoff, chunk)
-    total += purged
-    if (purged < chunk) return total
+  const dropped: string[] = []
+  for (const day of await repo.batchPartitionDays(db.sql)) {
+    const start = Date.parse(`${day}T00:00:00Z`)
+    const end = start + DAY_MS
+    if (end + SESSION_WINDOW_MS > cutoff) break
+    if (await repo.staleSessionStartedIn(db.sql, new Date(start), new Date(end))) continue
+    if (await repo.dropBatchPartition(db.sql, day)) dropped.push(day)
+    knownPartitions.get(db)?.delete(day)
   }
+  return dropped
 }
