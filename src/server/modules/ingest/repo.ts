@@ -89,6 +89,101 @@ export async function appendBatch(
     where org_id = ${b.orgId} and session_id = ${b.sessionId}`
 }
 
+// ---- The write of a group of batches (group commit): one statement per step, whatever the group's size ----
+
+/** One batch of a group, as its session's opening statement needs it. */
+export type OpenRow = { sessionId: string; keyPairId: string | null; sdkType: string; month: string; at: Date; firstPrint: string | null }
+
+/**
+ * Creates or locks the sessions of a group's batches (distinct sessions, one organization) in one
+ * statement, in session order (two instances' groups lock in the same order, so cannot deadlock).
+ * A new session starts with its first batch's fingerprint. Reads nothing of their earlier signals.
+ */
+export async function openSessions(tx: Tx, orgId: string, rows: OpenRow[]): Promise<Map<string, SessionHead>> {
+  const heads = await tx<(SessionHead & { session_id: string })[]>`
+    insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at, fingerprint)
+    select ${orgId}::uuid, u.session_id, u.key_pair_id, u.sdk_type, u.month, u.at, u.at, u.print
+    from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
+      ${rows.map((r) => r.month)}::date[], ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[])
+      as u(session_id, key_pair_id, sdk_type, month, at, print)
+    order by u.session_id
+    on conflict (org_id, session_id) do update set last_batch_at = sessions.last_batch_at
+    returning session_id, (xmax = 0) as inserted, batch_count, signal_count, first_seen_at`
+  return new Map(heads.map((h) => [h.session_id, h]))
+}
+
+/*
+ * The group statements below read and write other rows only through per-row lookups on a primary or
+ * unique key (scalar subqueries, insert … on conflict), never through a join the planner may turn into
+ * a hash join: a plan prepared while the table was small (or a generic plan for an organization much
+ * larger than average) hashed every session of the organization for each group, a cost that grew with
+ * the organization (seen with auto_explain under the side-by-side bench, 1,300 sessions hashed per group).
+ */
+
+/**
+ * The signal count of each batch of the group whose hash its session already has (a retry), by
+ * session. Sent after openSessions, so it sees every batch committed before the locks were taken;
+ * each probe reads its session's partition only.
+ */
+export async function findBatchesByHash(tx: Tx, orgId: string, rows: { sessionId: string; hash: string }[]): Promise<Map<string, number>> {
+  const found = await tx<{ session_id: string; signal_count: number | null }[]>`
+    select u.session_id, (
+      select b.signal_count from session_batches b
+      where b.org_id = ${orgId} and b.session_id = u.session_id and b.batch_hash = u.hash
+        and b.session_started_at = (select first_seen_at from sessions s where s.org_id = ${orgId} and s.session_id = u.session_id)
+    ) as signal_count
+    from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.hash)}::text[]) as u(session_id, hash)`
+  return new Map(found.filter((r) => r.signal_count !== null).map((r) => [r.session_id, r.signal_count!]))
+}
+
+/** A batch to store: its seq and its session's signal count after it. */
+export type AppendRow = {
+  sessionId: string
+  sdkType: string
+  month: string
+  seq: number
+  capturedAt: Date
+  hash: string
+  signalCount: number
+  packed: Uint8Array
+  at: Date
+  sessionSignalCount: number
+  features: number[]
+}
+
+/**
+ * Stores the group's admitted batches and moves their sessions' counters on, in one statement (the
+ * stored scores become stale: batch_count ≠ scored_batches). session_started_at, the partition key,
+ * is read from the session row, never round-tripped through a JS Date (ms, not µs). The counters move
+ * by `insert … on conflict do update` on rows that exist (openSessions locked them): a key lookup per row.
+ */
+export async function appendBatches(tx: Tx, orgId: string, rows: AppendRow[]): Promise<void> {
+  await tx`
+    with u as (
+      select * from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.seq)}::int[],
+        ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.hash)}::text[],
+        ${rows.map((r) => r.signalCount)}::int[], ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[],
+        ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.sessionSignalCount)}::int[],
+        ${rows.map((r) => `{${r.features.join(',')}}`)}::text[], ${rows.map((r) => r.sdkType)}::text[], ${rows.map((r) => r.month)}::date[])
+        as u(session_id, seq, captured_at, hash, signal_count, packed, at, total, features, sdk_type, month)
+    ), batch as (
+      insert into session_batches (org_id, session_id, seq, session_started_at, captured_at, batch_hash, signal_count, packed, received_at)
+      select ${orgId}::uuid, u.session_id, u.seq,
+        (select first_seen_at from sessions s where s.org_id = ${orgId} and s.session_id = u.session_id),
+        u.captured_at, u.hash, u.signal_count, decode(u.packed, 'hex'), u.at
+      from u
+    )
+    insert into sessions as s (org_id, session_id, sdk_type, usage_month, last_batch_at, batch_count, signal_count, client_features)
+    select ${orgId}::uuid, u.session_id, u.sdk_type, u.month, u.at, u.seq, u.total, u.features::float8[] from u
+    on conflict (org_id, session_id) do update set last_batch_at = excluded.last_batch_at, batch_count = excluded.batch_count,
+      signal_count = excluded.signal_count, client_features = excluded.client_features`
+}
+
+/** Undoes sessions created in the current transaction (their batches go with them: on delete cascade). */
+export async function deleteSessions(tx: Tx, orgId: string, sessionIds: string[]): Promise<void> {
+  await tx`delete from sessions where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])`
+}
+
 /** Undoes a session created in the current transaction (its batch goes with it: on delete cascade). */
 export async function deleteSession(tx: Tx, orgId: string, sessionId: string): Promise<void> {
   await tx`delete from sessions where org_id = ${orgId} and session_id = ${sessionId}`

@@ -4,7 +4,7 @@ import { monthStartUtc } from '../../platform/clock'
 import type { Db, Tx } from '../../platform/db'
 import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { getThresholds } from '../thresholds'
-import { claimSession, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
+import { claimSessions, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
 import type { IngestBody } from './model'
 import { packSignals } from './codec'
 import * as repo from './repo'
@@ -81,38 +81,9 @@ function prepareBatch({ body, now }: IngestInput): Batch {
   }
 }
 
-/**
- * Opens (creates, or locks) the session and reads what the batch is judged against, in one round
- * trip: the month's quota, the session's counters, and whether this batch is a retry. The retry probe
- * runs after the row lock is taken, so a batch committed by a concurrent request is recognised.
- */
-async function openSession(tx: Tx, input: IngestInput, batch: Batch) {
-  const { orgId, now, body } = input
-  const [quota, head, original] = await Promise.allSettled([
-    readQuota(tx, orgId, now),
-    repo.openSession(tx, {
-      orgId,
-      sessionId: body.session_id,
-      keyPairId: input.keyPairId ?? null,
-      sdkType: body.sdk_type,
-      month: batch.month,
-      now,
-      firstPrint: batch.firstPrint,
-    }),
-    repo.findBatchByHash(tx, orgId, body.session_id, batch.hash),
-  ])
-  if (quota.status === 'fulfilled' && !quota.value) throw new ApiError('unauthorized', 'the organization no longer exists')
-  for (const r of [quota, head, original]) if (r.status === 'rejected') throw r.reason
-  return {
-    quota: (quota as PromiseFulfilledResult<Quota>).value,
-    head: (head as PromiseFulfilledResult<repo.SessionHead>).value,
-    original: (original as PromiseFulfilledResult<number | null>).value,
-  }
-}
-
 /** A new session needs quota left; an existing one must still be inside its 30-minute window and below 50,000 signals. */
 function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date, adding: number): void {
-  // Fast refusal when the month is already used up (the counter only grows); claimSession stays the authority.
+  // Fast refusal when the month is already used up (the counter only grows); the claim stays the authority.
   if (head.inserted && quota.used >= quota.limit) throw quotaExceeded(quota)
   if (head.inserted) return
   if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
@@ -135,48 +106,46 @@ function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date, adding
 
 type Written = { accepted: number; quota: Quota }
 
-/**
- * The write of one batch, in one short transaction: create or lock the session, store the batch, move
- * the counters on, and for a new session claim it against the month's quota. Reads no earlier signal
- * and scores nothing, so its cost does not depend on the session's length.
- */
-async function writeBatch(tx: Tx, input: IngestInput, batch: Batch): Promise<Written> {
-  const { orgId, now } = input
-  const { quota, head, original } = await openSession(tx, input, batch)
-  // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
-  if (original !== null) return { accepted: original, quota }
-  checkAdmissible(head, quota, now, batch.signals.length)
-  // Sent together, the claim last: the counter row is locked only until the commit right after it,
-  // and a refused claim rolls the stored batch back.
-  const [, quotaAfter] = await Promise.all([appendOf(tx, input, batch, head), head.inserted ? claimSession(tx, orgId, now, quota) : quota])
-  return { accepted: batch.signals.length, quota: quotaAfter }
-}
-
 /** One batch waiting for its group's transaction. */
 export type WriteJob = { input: IngestInput; batch: Batch; resolve: (w: Written) => void; reject: (e: unknown) => void }
 
+const settle = (jobs: WriteJob[], outcomes: (Written | ApiError)[]) =>
+  jobs.forEach((job, i) => {
+    const outcome = outcomes[i]!
+    if (outcome instanceof ApiError) job.reject(outcome)
+    else job.resolve(outcome)
+  })
+
 const writeAlone = (db: Db, job: WriteJob) =>
-  db.tenant(job.input.orgId, (tx) => writeBatch(tx, job.input, job.batch)).then(job.resolve, job.reject)
+  db.tenant(job.input.orgId, (tx) => groupTransaction(tx, [job])).then((outcomes) => settle([job], outcomes), job.reject)
 
 /**
  * Group commit: writes the batches of `jobs` (different sessions of one organization) in one
- * transaction with one commit, each exactly as writeBatch would, and settles each job after the
- * commit (a batch is acknowledged only once durable). One `db.tenant` transaction, so row-level
- * security applies as for a lone batch. Statements are pipelined: all jobs' opening statements in one
- * round trip, all writes in a second, undoing refused new sessions in a rare third.
- *
- * Session rows are locked in session order, then the organization's counter row, the same order as a
- * lone batch's transaction, so groups of two instances cannot deadlock. A database error aborts the
- * group; then each batch is written again alone, so one bad batch fails alone.
+ * transaction with one commit, and settles each job after the commit (a batch is acknowledged only
+ * once durable). A lone batch is a group of one. One `db.tenant` transaction, so row-level security
+ * applies. Batches of another UTC month than the first go in a transaction of their own (the quota
+ * is per month). A database error aborts the group; then each batch is written again alone, so one
+ * bad batch fails alone.
  */
 export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
-  if (jobs.length === 1) return writeAlone(db, jobs[0]!)
   const orgId = jobs[0]!.input.orgId
   if (jobs.some((job) => job.input.orgId !== orgId)) {
     for (const job of jobs) job.reject(new Error('a write group spans organizations'))
     return
   }
-  jobs.sort((a, b) => cmp(a.input.body.session_id, b.input.body.session_id))
+  const month = jobs[0]!.batch.month
+  const other = jobs.filter((job) => job.batch.month !== month)
+  if (other.length) {
+    await Promise.all([
+      writeGroup(
+        db,
+        jobs.filter((job) => job.batch.month === month)
+      ),
+      writeGroup(db, other),
+    ])
+    return
+  }
+  if (jobs.length === 1) return writeAlone(db, jobs[0]!)
   let outcomes: (Written | ApiError)[]
   try {
     outcomes = await db.tenant(orgId, (tx) => groupTransaction(tx, jobs))
@@ -188,76 +157,106 @@ export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
     await Promise.all(jobs.map((job) => writeAlone(db, job)))
     return
   }
-  jobs.forEach((job, i) => {
-    const outcome = outcomes[i]!
-    if (outcome instanceof ApiError) job.reject(outcome)
-    else job.resolve(outcome)
-  })
+  settle(jobs, outcomes)
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-async function groupTransaction(tx: Tx, jobs: WriteJob[]): Promise<(Written | ApiError)[]> {
-  // Round trip 1: open every session (create or lock), read the quota and probe for a retry.
-  const opened = await Promise.allSettled(jobs.map((job) => openSession(tx, job.input, job.batch)))
-  const outcomes: (Written | ApiError | undefined)[] = []
-  const undo: number[] = []
-  const writes: { i: number; head: repo.SessionHead; quota: Quota }[] = []
-  opened.forEach((r, i) => {
-    if (r.status === 'rejected') {
-      if (!(r.reason instanceof ApiError)) throw r.reason
-      outcomes[i] = r.reason
-      return
-    }
-    const { quota, head, original } = r.value
-    if (original !== null) {
-      outcomes[i] = { accepted: original, quota }
-      return
+/**
+ * The write of a group of batches (distinct sessions, one organization, one month), each judged
+ * exactly as a lone batch: at most three round trips and one statement per step whatever the group's
+ * size (the step's rows go as arrays through unnest):
+ *
+ * 1. the month's quota, create-or-lock every session (in session order), the retry probe;
+ * 2. in JS, each batch's checks (retry, window, 50,000 signals, quota fast refusal); then one
+ *    round trip: drop new sessions refused so far, store every admitted batch and move its session's
+ *    counters on, and claim the new sessions against the quota (last: the counter row is locked only
+ *    until the commit right after);
+ * 3. only when the claim granted fewer than asked (the month's limit reached): drop those sessions.
+ *
+ * Reads no earlier signal and scores nothing, so its cost does not depend on the sessions' length.
+ */
+async function groupTransaction(tx: Tx, unsorted: WriteJob[]): Promise<(Written | ApiError)[]> {
+  const jobs = [...unsorted].sort((a, b) => cmp(a.input.body.session_id, b.input.body.session_id))
+  const { orgId, now } = jobs[0]!.input
+  const [quota, heads, originals] = await Promise.all([
+    readQuota(tx, orgId, now),
+    repo.openSessions(
+      tx,
+      orgId,
+      jobs.map(({ input, batch }) => ({
+        sessionId: input.body.session_id,
+        keyPairId: input.keyPairId ?? null,
+        sdkType: input.body.sdk_type,
+        month: batch.month,
+        at: input.now,
+        firstPrint: batch.firstPrint,
+      }))
+    ),
+    repo.findBatchesByHash(
+      tx,
+      orgId,
+      jobs.map(({ input, batch }) => ({ sessionId: input.body.session_id, hash: batch.hash }))
+    ),
+  ])
+  if (!quota) throw new ApiError('unauthorized', 'the organization no longer exists')
+  const outcomes = new Map<WriteJob, Written | ApiError>()
+  const undo: string[] = []
+  const admitted: { job: WriteJob; head: repo.SessionHead }[] = []
+  for (const job of jobs) {
+    const id = job.input.body.session_id
+    const head = heads.get(id)!
+    const original = originals.get(id)
+    // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
+    if (original !== undefined) {
+      outcomes.set(job, { accepted: original, quota })
+      continue
     }
     try {
-      checkAdmissible(head, quota, jobs[i]!.input.now, jobs[i]!.batch.signals.length)
-      writes.push({ i, head, quota })
+      checkAdmissible(head, quota, job.input.now, job.batch.signals.length)
+      admitted.push({ job, head })
     } catch (refusal) {
       if (!(refusal instanceof ApiError)) throw refusal
-      outcomes[i] = refusal
-      if (head.inserted) undo.push(i)
+      outcomes.set(job, refusal)
+      if (head.inserted) undo.push(id)
+    }
+  }
+  const fresh = admitted.filter((a) => a.head.inserted)
+  const [, , claim] = await Promise.all([
+    undo.length ? repo.deleteSessions(tx, orgId, undo) : null,
+    admitted.length
+      ? repo.appendBatches(
+          tx,
+          orgId,
+          admitted.map(({ job: { input, batch }, head }) => ({
+            sessionId: input.body.session_id,
+            sdkType: input.body.sdk_type,
+            month: batch.month,
+            seq: head.batch_count + 1,
+            capturedAt: input.body.captured_at,
+            hash: batch.hash,
+            signalCount: batch.signals.length,
+            packed: batch.packed,
+            at: input.now,
+            sessionSignalCount: head.signal_count + batch.signals.length,
+            features: input.body.features,
+          }))
+        )
+      : null,
+    fresh.length ? claimSessions(tx, orgId, now, quota, fresh.length) : null,
+  ])
+  for (const { job, head } of admitted) if (!head.inserted) outcomes.set(job, { accepted: job.batch.signals.length, quota })
+  const refused: string[] = []
+  fresh.forEach(({ job }, i) => {
+    if (i < claim!.granted) outcomes.set(job, { accepted: job.batch.signals.length, quota: { ...quota, used: claim!.usedAfter(i) } })
+    else {
+      // The month's limit was reached by an earlier claim: this new session and its batch go.
+      outcomes.set(job, quotaExceeded(quota))
+      refused.push(job.input.body.session_id)
     }
   })
-  // Round trip 2: store the admitted batches and claim their new sessions; drop refused new sessions.
-  const dropped = undo.map((i) => repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id))
-  const stored = writes.map(({ i, head, quota }) => {
-    const { input, batch } = jobs[i]!
-    return Promise.all([appendOf(tx, input, batch, head), head.inserted ? claimSession(tx, input.orgId, input.now, quota) : quota])
-  })
-  const [, written] = await Promise.all([Promise.all(dropped), Promise.allSettled(stored)])
-  const refused: number[] = []
-  written.forEach((r, k) => {
-    const { i } = writes[k]!
-    if (r.status === 'fulfilled') outcomes[i] = { accepted: jobs[i]!.batch.signals.length, quota: r.value[1] }
-    else if (r.reason instanceof ApiError) {
-      // The month's limit was reached by an earlier claim: this new session and its batch go.
-      outcomes[i] = r.reason
-      refused.push(i)
-    } else throw r.reason
-  })
-  // Round trip 3, only when a claim was refused.
-  if (refused.length) await Promise.all(refused.map((i) => repo.deleteSession(tx, jobs[i]!.input.orgId, jobs[i]!.input.body.session_id)))
-  return outcomes as (Written | ApiError)[]
-}
-
-function appendOf(tx: Tx, { orgId, now, body }: IngestInput, batch: Batch, head: repo.SessionHead) {
-  return repo.appendBatch(tx, {
-    orgId,
-    sessionId: body.session_id,
-    seq: head.batch_count + 1,
-    capturedAt: body.captured_at,
-    hash: batch.hash,
-    signalCount: batch.signals.length,
-    packed: batch.packed,
-    now,
-    sessionSignalCount: head.signal_count + batch.signals.length,
-    features: body.features,
-  })
+  if (refused.length) await repo.deleteSessions(tx, orgId, refused)
+  return unsorted.map((job) => outcomes.get(job)!)
 }
 
 /**
@@ -280,7 +279,7 @@ export async function ingestBatch(
   const written = await lanes.queue.run(`${input.orgId}/${input.body.session_id}`, () =>
     writer
       ? new Promise<Written>((resolve, reject) => writer.add({ input, batch, resolve, reject }))
-      : db.tenant(input.orgId, (tx) => writeBatch(tx, input, batch))
+      : new Promise<Written>((resolve, reject) => writeAlone(db, { input, batch, resolve, reject }))
   )
   if (!withResult) return written
   const result = await currentResult(db, input.orgId, input.body.session_id, input.now, lanes.scoring)

@@ -12,6 +12,7 @@ import { readPlanUsage } from './service'
 export { usageGraphQL } from './graphql'
 export {
   claimSession,
+  claimSessions,
   getPlanUsage,
   quotaExceeded,
   quotaHeaders,

@@ -80,3 +80,20 @@ export async function claimSession(tx: Tx, orgId: string, now: Date, quota: Quot
   if (used === null) throw quotaExceeded(quota)
   return { ...quota, used }
 }
+
+/**
+ * Counts up to `count` new sessions of one transaction toward the month (a group commit's new
+ * sessions), as many as the limit still allows, exact across instances like claimSession. Returns how
+ * many were granted (the first ones, in the caller's order) and the count after each of them; the
+ * caller must drop the sessions beyond `granted` in the same transaction.
+ */
+export async function claimSessions(
+  tx: Tx,
+  orgId: string,
+  now: Date,
+  quota: Quota,
+  count: number
+): Promise<{ granted: number; usedAfter: (i: number) => number }> {
+  const { before, after } = await repo.incrementUpTo(tx, orgId, monthKey(now), quota.limit, count)
+  return { granted: Math.max(0, after - before), usedAfter: (i) => before + i + 1 }
+}
