@@ -43,15 +43,46 @@ const tooLarge = (limit: number) => new ApiError('payload_too_large', `request b
  */
 export const MAX_JSON_DEPTH = 32
 
+const tooDeep = () => new ApiError('invalid_json', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
+
+/**
+ * Parses first and measures the depth on the value: JSON.parse (JavaScriptCore) is iterative, so deep
+ * nesting cannot overflow it, and walking the parsed containers costs a fraction of scanning every
+ * character of the text (which was 2.5–3.5 % of the ingest service's CPU). A body that does not parse
+ * is scanned, so it gets the same error as before: too deep, or not JSON.
+ */
 export function parseJson(text: string): unknown {
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ApiError('invalid_json', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
-  }
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch {
+    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw tooDeep()
     throw new ApiError('invalid_json', 'request body is not valid JSON')
   }
+  if (valueDeeperThan(value, MAX_JSON_DEPTH)) throw tooDeep()
+  return value
+}
+
+/** Whether arrays and objects nest more than `max` levels, walked without recursion. */
+function valueDeeperThan(root: unknown, max: number): boolean {
+  if (typeof root !== 'object' || root === null) return false
+  const stack: [object, number][] = [[root, 1]]
+  while (stack.length) {
+    const [node, depth] = stack.pop()!
+    if (depth > max) return true
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child = node[i]
+        if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+      }
+    } else {
+      for (const key in node) {
+        const child = (node as Record<string, unknown>)[key]
+        if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+      }
+    }
+  }
+  return false
 }
 
 /** One linear pass over JSON text counting open brackets outside strings (text that is not JSON fails JSON.parse anyway). */
