@@ -82,6 +82,30 @@ describe('background scorer', () => {
     expect(await rowOf(h.a, id)).toMatchObject({ batch_count: 2, scored_batches: 2 })
   })
 
+  it('skips a session that fails to score, reports it, scores the others, and tries it again next tick', async () => {
+    h.clock.advance(QUIET_MS * 3)
+    await scoreQuietSessions(h.deps.db, h.clock.now(), 1000)
+    const bad = await sdkBatch(h.a)
+    h.clock.advance(1000)
+    const good = await sdkBatch(h.b)
+    // Stored bytes no decoder accepts: reading this session's signals throws.
+    await h.deps.db.sql`update session_batches set packed = '\\x09'::bytea where org_id = ${h.a.orgId} and session_id = ${bad}`
+    h.clock.advance(QUIET_MS + 1)
+
+    const tick = await scoreQuietSessions(h.deps.db, h.clock.now(), 100)
+    expect(tick.scored).toBe(1)
+    expect(tick.failed).toBe(1)
+    expect(tick.errors).toHaveLength(1)
+    expect(tick.errors[0]).toStartWith(`${h.a.orgId}/${bad}: `)
+    expect(tick.errors[0]).toContain('unknown format')
+    expect((await rowOf(h.b, good)).verdict).not.toBeNull()
+    expect(await rowOf(h.a, bad)).toMatchObject({ verdict: null, scored_batches: null, batch_count: 1 })
+    // Still stale, so the next tick tries it again (and reports it again), and nothing else.
+    const again = await scoreQuietSessions(h.deps.db, h.clock.now(), 100)
+    expect(again).toMatchObject({ scored: 0, failed: 1 })
+    await h.deps.db.sql`delete from sessions where org_id = ${h.a.orgId} and session_id = ${bad}`
+  })
+
   it('nothing stale: a tick does nothing', async () => {
     h.clock.advance(QUIET_MS * 3)
     await scoreQuietSessions(h.deps.db, h.clock.now(), 1000)
