@@ -16,8 +16,12 @@ export type Tx = postgres.TransactionSql<{}>
 export interface Db {
   readonly kind: 'postgres' | 'pglite'
   readonly sql: Sql
-  /** Runs fn in a transaction scoped to one organization: role bss_tenant and app.org_id, so row-level security applies. */
-  tenant<T>(orgId: string, fn: (tx: Tx) => Promise<T>): Promise<T>
+  /**
+   * Runs fn in a transaction scoped to one organization: role bss_tenant and app.org_id, so row-level
+   * security applies. `genericPlans`: prepared statements reuse one plan instead of being planned
+   * again at every execution (for statements whose custom plans cost more to make than to run).
+   */
+  tenant<T>(orgId: string, fn: (tx: Tx) => Promise<T>, options?: { genericPlans?: boolean }): Promise<T>
   /** true when the database answers a trivial query within the timeout. */
   ping(): Promise<boolean>
   close(): Promise<void>
@@ -95,10 +99,13 @@ function wrap(kind: Db['kind'], sql: Sql, timeoutMs: number, close: () => Promis
   return {
     kind,
     sql,
-    tenant: (orgId, fn) =>
+    tenant: (orgId, fn, options) =>
       sql.begin(async (tx) => {
         // Row-level security (sql/0002): inside this transaction only orgId's rows exist.
-        await tx`select set_config('app.org_id', ${orgId}, true), set_config('role', 'bss_tenant', true)`
+        if (options?.genericPlans)
+          await tx`select set_config('app.org_id', ${orgId}, true), set_config('role', 'bss_tenant', true),
+            set_config('plan_cache_mode', 'force_generic_plan', true)`
+        else await tx`select set_config('app.org_id', ${orgId}, true), set_config('role', 'bss_tenant', true)`
         return fn(tx)
       }) as Promise<any>,
     ping: async () => {
