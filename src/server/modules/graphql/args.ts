@@ -10,3 +10,14 @@ export function parseArgs<S extends v.GenericSchema>(schema: S, input: unknown):
   }
   return result.output
 }
+
+/** A page size argument: null or absent → fallback; otherwise a whole number from 1 to max. */
+export function pageSize(fallback: number, max: number) {
+  return v.pipe(
+    v.optional(v.nullable(v.number()), fallback),
+    v.transform((n) => n ?? fallback),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(max, `must be at most ${max}`)
+  )
+}

@@ -19,7 +19,7 @@ import type { GraphQLContext, GraphQLPart } from './types'
 
 export type { GraphQLContext, GraphQLPart } from './types'
 export { requireRole }
-export { parseArgs } from './args'
+export { pageSize, parseArgs } from './args'
 export { chargeListItems, DEFAULT_LIMITS, type QueryLimits } from './limits'
 
 /** Requests are bodies of one query plus variables; anything bigger is not a dashboard call. */

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { KEY_CLASSES, SIGNAL_KINDS } from '../../../scoring/signals'
 import { FEATURE_COUNT, SDK_TYPES, UUID_RE } from '../../platform/contract'
 import { ApiError } from '../../platform/errors'
+import { pageSize } from '../graphql'
 
 export const MAX_SIGNALS = 10_000
 export const MAX_FUTURE_MS = 5 * 60_000
@@ -244,13 +245,7 @@ export function periodOf(p: { from?: Date | null; to?: Date | null }): { from: D
 
 export const ListSessionsInput = v.pipe(
   v.object({
-    first: v.pipe(
-      v.optional(v.nullable(v.number()), 25),
-      v.transform((n) => n ?? 25),
-      v.integer('must be a whole number'),
-      v.minValue(1, 'must be at least 1'),
-      v.maxValue(MAX_SESSION_PAGE, `must be at most ${MAX_SESSION_PAGE}`)
-    ),
+    first: pageSize(25, MAX_SESSION_PAGE),
     after: v.pipe(
       v.optional(v.nullable(v.string())),
       v.transform((s) => s ?? null)

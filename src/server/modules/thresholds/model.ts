@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { pageSize } from '../graphql'
 
 const threshold = (name: string) =>
   v.pipe(
@@ -19,11 +20,5 @@ export const SetThresholdsInput = v.pipe(
 
 export const MAX_HISTORY = 100
 export const HistoryInput = v.object({
-  first: v.pipe(
-    v.optional(v.nullable(v.number()), 50),
-    v.transform((n) => n ?? 50),
-    v.integer('must be a whole number'),
-    v.minValue(1, 'must be at least 1'),
-    v.maxValue(MAX_HISTORY, `must be at most ${MAX_HISTORY}`)
-  ),
+  first: pageSize(50, MAX_HISTORY),
 })
