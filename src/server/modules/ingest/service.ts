@@ -269,7 +269,7 @@ async function groupTransaction(tx: Tx, unsorted: WriteJob[]): Promise<(Written 
 
 /**
  * Appends one batch to its session. Creating a session and counting it toward the month (usage's
- * claimSession) happen in one transaction, so any number of instances never exceed the plan.
+ * claimSessions) happen in one transaction, so any number of instances never exceed the plan.
  * Batches of one session are written one at a time through `lanes.queue` (no connection is held while
  * waiting), and batches of different sessions share transactions through `lanes.writer` (group
  * commit) when given. The session's score is computed only when `withResult` (a secret key: its

@@ -11,7 +11,6 @@ import { readPlanUsage } from './service'
 
 export { usageGraphQL } from './graphql'
 export {
-  claimSession,
   claimSessions,
   getPlanUsage,
   quotaExceeded,
@@ -22,7 +21,7 @@ export {
   type Quota,
 } from './service'
 
-/** GET /v1/org/usage. The module owns the monthly session counters, and with them the ingest quota (claimSession). */
+/** GET /v1/org/usage. The module owns the monthly session counters, and with them the ingest quota (claimSessions). */
 export function usageModule(services: {
   db: Db
   clock: Clock

@@ -10,20 +10,6 @@ export async function sessionsUsed(sql: Sql | Tx, orgId: string, month: string):
 }
 
 /**
- * Counts one more session in the month unless that would pass `limit`: one guarded upsert, so
- * concurrent claims on any number of instances never overshoot. null = the limit is reached.
- */
-export async function incrementUnder(tx: Tx, orgId: string, month: string, limit: number): Promise<number | null> {
-  const [row]: [{ sessions_used: number }?] = await tx`
-    insert into usage_counters as u (org_id, month, sessions_used)
-    select ${orgId}::uuid, ${month}::date, 1 where ${limit}::int > 0
-    on conflict (org_id, month) do update set sessions_used = u.sessions_used + 1
-    where u.sessions_used < ${limit}::int
-    returning sessions_used`
-  return row?.sessions_used ?? null
-}
-
-/**
  * Counts up to `k` more sessions in the month without passing `limit`, for a group of new sessions
  * in one transaction: the counter row is locked (`for update`, so the value read is the latest one and
  * stays so until commit), then raised by as many as fit. Three statements sent at once. Returns the

@@ -71,19 +71,9 @@ export async function readQuota(tx: Tx, orgId: string, now: Date): Promise<Quota
 }
 
 /**
- * Counts a new session toward the month, or throws 429 plan_limit_exceeded. Must run in the same
- * transaction as the insert it guards: the guarded upsert is the only gate, so the quota is exact
- * across instances, and a refused claim rolls the session back. Returns the quota after the claim.
- */
-export async function claimSession(tx: Tx, orgId: string, now: Date, quota: Quota): Promise<Quota> {
-  const used = await repo.incrementUnder(tx, orgId, monthKey(now), quota.limit)
-  if (used === null) throw quotaExceeded(quota)
-  return { ...quota, used }
-}
-
-/**
  * Counts up to `count` new sessions of one transaction toward the month (a group commit's new
- * sessions), as many as the limit still allows, exact across instances like claimSession. Returns how
+ * sessions), as many as the limit still allows, exact across instances (the counter row is locked and raised in the same
+ * transaction as the sessions it counts). Returns how
  * many were granted (the first ones, in the caller's order) and the count after each of them; the
  * caller must drop the sessions beyond `granted` in the same transaction.
  */
