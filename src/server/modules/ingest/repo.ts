@@ -33,160 +33,53 @@ export type SessionRow = {
 const startOf = (tx: Tx, orgId: string, sessionId: string) =>
   tx`(select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId})`
 
-/** The session as a batch found it, after its row lock: `inserted` when this batch created it. */
-export type SessionHead = { inserted: boolean; batch_count: number; signal_count: number; first_seen_at: Date }
+// ---- The write of a group of batches (group commit): one statement, one round trip (sql/0014) ----
 
-/**
- * Creates the session, or locks the existing row (the no-op update) so its batches append one at a
- * time. Reads nothing of the session's earlier signals: a batch's cost does not depend on them.
- * A new session starts with its first batch's fingerprint, so a replay of it can be found before it is first scored.
- */
-export async function openSession(
-  tx: Tx,
-  s: { orgId: string; sessionId: string; keyPairId: string | null; sdkType: string; month: string; now: Date; firstPrint: string | null }
-): Promise<SessionHead> {
-  const [head] = await tx<SessionHead[]>`
-    insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at, fingerprint)
-    values (${s.orgId}, ${s.sessionId}, ${s.keyPairId}, ${s.sdkType}, ${s.month}, ${s.now}, ${s.now}, ${s.firstPrint})
-    on conflict (org_id, session_id) do update set last_batch_at = sessions.last_batch_at
-    returning (xmax = 0) as inserted, batch_count, signal_count, first_seen_at`
-  return head!
-}
-
-/** The signal count of the session's batch with this hash (a retry), or null. One index probe. */
-export async function findBatchByHash(tx: Tx, orgId: string, sessionId: string, hash: string): Promise<number | null> {
-  const [row]: [{ signal_count: number }?] = await tx`
-    select signal_count from session_batches
-    where org_id = ${orgId} and session_id = ${sessionId} and batch_hash = ${hash} and session_started_at = ${startOf(tx, orgId, sessionId)}`
-  return row?.signal_count ?? null
-}
-
-/** Stores the batch and moves the session's counters on; the stored score becomes stale (batch_count ≠ scored_batches). */
-export async function appendBatch(
-  tx: Tx,
-  b: {
-    orgId: string
-    sessionId: string
-    seq: number
-    capturedAt: Date
-    hash: string
-    signalCount: number
-    packed: Uint8Array
-    now: Date
-    sessionSignalCount: number
-    features: number[]
-  }
-): Promise<void> {
-  await tx`
-    with batch as (
-      -- session_started_at (the partition key) read from the row, never round-tripped through a JS Date (ms, not µs).
-      insert into session_batches (org_id, session_id, seq, session_started_at, captured_at, batch_hash, signal_count, packed, received_at)
-      select ${b.orgId}, ${b.sessionId}, ${b.seq}, s.first_seen_at, ${b.capturedAt}, ${b.hash}, ${b.signalCount}, ${b.packed}, ${b.now}
-      from sessions s where s.org_id = ${b.orgId} and s.session_id = ${b.sessionId}
-    )
-    update sessions set last_batch_at = ${b.now}, batch_count = ${b.seq}, signal_count = ${b.sessionSignalCount},
-      client_features = ${b.features}::float8[]
-    where org_id = ${b.orgId} and session_id = ${b.sessionId}`
-}
-
-// ---- The write of a group of batches (group commit): one statement per step, whatever the group's size ----
-
-/** One batch of a group, as its session's opening statement needs it. */
-export type OpenRow = { sessionId: string; keyPairId: string | null; sdkType: string; month: string; at: Date; firstPrint: string | null }
-
-/**
- * Creates or locks the sessions of a group's batches (distinct sessions, one organization) in one
- * statement, in session order (two instances' groups lock in the same order, so cannot deadlock).
- * A new session starts with its first batch's fingerprint. Reads nothing of their earlier signals.
- */
-export async function openSessions(tx: Tx, orgId: string, rows: OpenRow[]): Promise<Map<string, SessionHead>> {
-  const heads = await tx<(SessionHead & { session_id: string })[]>`
-    insert into sessions (org_id, session_id, key_pair_id, sdk_type, usage_month, first_seen_at, last_batch_at, fingerprint)
-    select ${orgId}::uuid, u.session_id, u.key_pair_id, u.sdk_type, u.month, u.at, u.at, u.print
-    from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
-      ${rows.map((r) => r.month)}::date[], ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[])
-      as u(session_id, key_pair_id, sdk_type, month, at, print)
-    order by u.session_id
-    on conflict (org_id, session_id) do update set last_batch_at = sessions.last_batch_at
-    returning session_id, (xmax = 0) as inserted, batch_count, signal_count, first_seen_at`
-  return new Map(heads.map((h) => [h.session_id, h]))
-}
-
-/*
- * The group statements below read and write other rows only through per-row lookups on a primary or
- * unique key (scalar subqueries, insert … on conflict), never through a join the planner may turn into
- * a hash join: a plan prepared while the table was small (or a generic plan for an organization much
- * larger than average) hashed every session of the organization for each group, a cost that grew with
- * the organization (seen with auto_explain under the side-by-side bench, 1,300 sessions hashed per group).
- */
-
-/**
- * The signal count of each batch of the group whose hash its session already has (a retry), by
- * session. Sent after openSessions, so it sees every batch committed before the locks were taken;
- * each probe reads its session's partition only.
- */
-export async function findBatchesByHash(tx: Tx, orgId: string, rows: { sessionId: string; hash: string }[]): Promise<Map<string, number>> {
-  const found = await tx<{ session_id: string; signal_count: number | null }[]>`
-    select u.session_id, (
-      select b.signal_count from session_batches b
-      where b.org_id = ${orgId} and b.session_id = u.session_id and b.batch_hash = u.hash
-        and b.session_started_at = (select first_seen_at from sessions s where s.org_id = ${orgId} and s.session_id = u.session_id)
-    ) as signal_count
-    from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.hash)}::text[]) as u(session_id, hash)`
-  return new Map(found.filter((r) => r.signal_count !== null).map((r) => [r.session_id, r.signal_count!]))
-}
-
-/** A batch to store: its seq and its session's signal count after it. */
-export type AppendRow = {
+/** One batch of a group, as ingest_write_group takes it. */
+export type GroupRow = {
   sessionId: string
+  keyPairId: string | null
   sdkType: string
-  month: string
-  seq: number
-  capturedAt: Date
+  at: Date
+  firstPrint: string | null
   hash: string
+  capturedAt: Date
   signalCount: number
   packed: Uint8Array
-  at: Date
-  sessionSignalCount: number
   features: number[]
 }
 
+/** What ingest_write_group decided for one batch (see sql/0014 for the outcomes). */
+export type GroupOutcome = {
+  outcome: 'stored' | 'counted' | 'retry' | 'closed' | 'full' | 'quota' | 'no_org'
+  accepted: number
+  session_signals: number | null
+  quota_limit: number
+  quota_used: number
+}
+
 /**
- * Stores the group's admitted batches and moves their sessions' counters on, in one statement (the
- * stored scores become stale: batch_count ≠ scored_batches). session_started_at, the partition key,
- * is read from the session row, never round-tripped through a JS Date (ms, not µs). The counters move
- * by `insert … on conflict do update` on rows that exist (openSessions locked them): a key lookup per row.
+ * Writes a group of batches (distinct sessions of one organization and one month, in session order)
+ * with ingest_write_group: create-or-lock, retry probe, each batch's checks, store, count the new
+ * sessions, in one statement. It must be sent alone, outside any transaction: it runs in the
+ * statement's own transaction (tenant role and app.org_id set locally there), which commits before
+ * the answer arrives (postgres.js resolves a query at ReadyForQuery, after the commit's WAL flush).
+ * The rows go as arrays, one per column (one row per batch in each).
  */
-export async function appendBatches(tx: Tx, orgId: string, rows: AppendRow[]): Promise<void> {
-  await tx`
-    with u as (
-      select * from unnest(${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.seq)}::int[],
-        ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.hash)}::text[],
-        ${rows.map((r) => r.signalCount)}::int[], ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[],
-        ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.sessionSignalCount)}::int[],
-        ${rows.map((r) => `{${r.features.join(',')}}`)}::text[], ${rows.map((r) => r.sdkType)}::text[], ${rows.map((r) => r.month)}::date[])
-        as u(session_id, seq, captured_at, hash, signal_count, packed, at, total, features, sdk_type, month)
-    ), batch as (
-      insert into session_batches (org_id, session_id, seq, session_started_at, captured_at, batch_hash, signal_count, packed, received_at)
-      select ${orgId}::uuid, u.session_id, u.seq,
-        (select first_seen_at from sessions s where s.org_id = ${orgId} and s.session_id = u.session_id),
-        u.captured_at, u.hash, u.signal_count, decode(u.packed, 'hex'), u.at
-      from u
-    )
-    insert into sessions as s (org_id, session_id, sdk_type, usage_month, last_batch_at, batch_count, signal_count, client_features)
-    select ${orgId}::uuid, u.session_id, u.sdk_type, u.month, u.at, u.seq, u.total, u.features::float8[] from u
-    on conflict (org_id, session_id) do update set last_batch_at = excluded.last_batch_at, batch_count = excluded.batch_count,
-      signal_count = excluded.signal_count, client_features = excluded.client_features`
-}
-
-/** Undoes sessions created in the current transaction (their batches go with them: on delete cascade). */
-export async function deleteSessions(tx: Tx, orgId: string, sessionIds: string[]): Promise<void> {
-  await tx`delete from sessions where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])`
-}
-
-/** Undoes a session created in the current transaction (its batch goes with it: on delete cascade). */
-export async function deleteSession(tx: Tx, orgId: string, sessionId: string): Promise<void> {
-  await tx`delete from sessions where org_id = ${orgId} and session_id = ${sessionId}`
+export function writeBatches(
+  sql: Sql,
+  orgId: string,
+  g: { month: string; windowMs: number; maxSignals: number },
+  rows: GroupRow[]
+): Promise<GroupOutcome[]> {
+  const features: number[] = []
+  for (const r of rows) for (const f of r.features) features.push(f)
+  return sql<GroupOutcome[]>`
+    select * from ingest_write_group(${orgId}::uuid, ${g.month}::date, ${g.windowMs}::int, ${g.maxSignals}::int,
+      ${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
+      ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[],
+      ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.signalCount)}::int[],
+      ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[], ${features}::float8[])`
 }
 
 const RESULT_COLUMNS =

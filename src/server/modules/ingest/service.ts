@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { Signal } from '../../../scoring/signals'
 import { monthStartUtc } from '../../platform/clock'
-import type { Db, Tx } from '../../platform/db'
+import type { Db } from '../../platform/db'
 import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { getThresholds } from '../thresholds'
-import { claimSessions, type Quota, quotaExceeded, quotaHeaders, readQuota } from '../usage'
+import { monthQuota, type Quota, quotaExceeded, quotaHeaders } from '../usage'
 import type { IngestBody } from './model'
 import { packSignals } from './codec'
 import * as repo from './repo'
@@ -81,28 +81,23 @@ function prepareBatch({ body, now }: IngestInput): Batch {
   }
 }
 
-/** A new session needs quota left; an existing one must still be inside its 30-minute window and below 50,000 signals. */
-function checkAdmissible(head: repo.SessionHead, quota: Quota, now: Date, adding: number): void {
-  // Fast refusal when the month is already used up (the counter only grows); the claim stays the authority.
-  if (head.inserted && quota.used >= quota.limit) throw quotaExceeded(quota)
-  if (head.inserted) return
-  if (now.getTime() - head.first_seen_at.getTime() >= SESSION_WINDOW_MS) {
-    throw new ApiError(
-      'conflict',
-      'this session is closed: it takes batches for 30 minutes after its first one; start a new session',
-      undefined,
-      quotaHeaders(quota)
-    )
-  }
-  if (head.signal_count + adding > MAX_SESSION_SIGNALS) {
-    throw new ApiError(
-      'conflict',
-      `this session is full: it holds at most ${MAX_SESSION_SIGNALS.toLocaleString('en-US')} signals (it has ${head.signal_count}, this batch has ${adding}); start a new session`,
-      undefined,
-      quotaHeaders(quota)
-    )
-  }
-}
+/** 409 for a batch of a session past its 30 minutes. */
+const closedSession = (quota: Quota) =>
+  new ApiError(
+    'conflict',
+    'this session is closed: it takes batches for 30 minutes after its first one; start a new session',
+    undefined,
+    quotaHeaders(quota)
+  )
+
+/** 409 for a batch that would take its session past 50,000 signals. */
+const fullSession = (quota: Quota, has: number, adding: number) =>
+  new ApiError(
+    'conflict',
+    `this session is full: it holds at most ${MAX_SESSION_SIGNALS.toLocaleString('en-US')} signals (it has ${has}, this batch has ${adding}); start a new session`,
+    undefined,
+    quotaHeaders(quota)
+  )
 
 type Written = { accepted: number; quota: Quota }
 
@@ -116,16 +111,7 @@ const settle = (jobs: WriteJob[], outcomes: (Written | ApiError)[]) =>
     else job.resolve(outcome)
   })
 
-/**
- * Group transactions use generic plans: their statements take arrays (unnest) and reach the day
- * partitions of session_batches through subqueries, so PostgreSQL kept re-planning them as custom
- * plans at every execution (estimates from the arrays' real lengths always looked cheaper), planning
- * every partition each time: ~0.4–0.8 ms of bind per statement (log_min_duration_statement).
- */
-const WRITE_OPTIONS = { genericPlans: true }
-
-const writeAlone = (db: Db, job: WriteJob) =>
-  db.tenant(job.input.orgId, (tx) => groupTransaction(tx, [job]), WRITE_OPTIONS).then((outcomes) => settle([job], outcomes), job.reject)
+const writeAlone = (db: Db, job: WriteJob) => groupWrite(db, [job]).then((outcomes) => settle([job], outcomes), job.reject)
 
 /**
  * Group commit: writes the batches of `jobs` (different sessions of one organization) in one
@@ -156,7 +142,7 @@ export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
   if (jobs.length === 1) return writeAlone(db, jobs[0]!)
   let outcomes: (Written | ApiError)[]
   try {
-    outcomes = await db.tenant(orgId, (tx) => groupTransaction(tx, jobs), WRITE_OPTIONS)
+    outcomes = await groupWrite(db, jobs)
   } catch (error) {
     if (isDatabaseUnavailable(error)) {
       for (const job of jobs) job.reject(error)
@@ -172,98 +158,59 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * The write of a group of batches (distinct sessions, one organization, one month), each judged
- * exactly as a lone batch: at most three round trips and one statement per step whatever the group's
- * size (the step's rows go as arrays through unnest):
- *
- * 1. the month's quota, create-or-lock every session (in session order), the retry probe;
- * 2. in JS, each batch's checks (retry, window, 50,000 signals, quota fast refusal); then one
- *    round trip: drop new sessions refused so far, store every admitted batch and move its session's
- *    counters on, and claim the new sessions against the quota (last: the counter row is locked only
- *    until the commit right after);
- * 3. only when the claim granted fewer than asked (the month's limit reached): drop those sessions.
+ * exactly as a lone batch, in one statement and one round trip whatever the group's size
+ * (`ingest_write_group`, sql/0014): create or lock every session (in session order), the retry probe,
+ * each batch's checks (retry, quota fast refusal, window, 50,000 signals), store the admitted batches
+ * and move their sessions' counters on, count the new sessions against the month's quota (last: the
+ * counter row is locked only until the commit right after) and drop those past the limit. The
+ * statement commits on its own before its answer arrives, so every batch answered here is durable.
  *
  * Reads no earlier signal and scores nothing, so its cost does not depend on the sessions' length.
  */
-async function groupTransaction(tx: Tx, unsorted: WriteJob[]): Promise<(Written | ApiError)[]> {
+async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<(Written | ApiError)[]> {
   const jobs = [...unsorted].sort((a, b) => cmp(a.input.body.session_id, b.input.body.session_id))
   const { orgId, now } = jobs[0]!.input
-  const [quota, heads, originals] = await Promise.all([
-    readQuota(tx, orgId, now),
-    repo.openSessions(
-      tx,
-      orgId,
-      jobs.map(({ input, batch }) => ({
-        sessionId: input.body.session_id,
-        keyPairId: input.keyPairId ?? null,
-        sdkType: input.body.sdk_type,
-        month: batch.month,
-        at: input.now,
-        firstPrint: batch.firstPrint,
-      }))
-    ),
-    repo.findBatchesByHash(
-      tx,
-      orgId,
-      jobs.map(({ input, batch }) => ({ sessionId: input.body.session_id, hash: batch.hash }))
-    ),
-  ])
-  if (!quota) throw new ApiError('unauthorized', 'the organization no longer exists')
+  const decided = await repo.writeBatches(
+    db.sql,
+    orgId,
+    { month: jobs[0]!.batch.month, windowMs: SESSION_WINDOW_MS, maxSignals: MAX_SESSION_SIGNALS },
+    jobs.map(({ input, batch }) => ({
+      sessionId: input.body.session_id,
+      keyPairId: input.keyPairId ?? null,
+      sdkType: input.body.sdk_type,
+      at: input.now,
+      firstPrint: batch.firstPrint,
+      hash: batch.hash,
+      capturedAt: input.body.captured_at,
+      signalCount: batch.signals.length,
+      packed: batch.packed,
+      features: input.body.features,
+    }))
+  )
   const outcomes = new Map<WriteJob, Written | ApiError>()
-  const undo: string[] = []
-  const admitted: { job: WriteJob; head: repo.SessionHead }[] = []
-  for (const job of jobs) {
-    const id = job.input.body.session_id
-    const head = heads.get(id)!
-    const original = originals.get(id)
-    // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
-    if (original !== undefined) {
-      outcomes.set(job, { accepted: original, quota })
-      continue
-    }
-    try {
-      checkAdmissible(head, quota, job.input.now, job.batch.signals.length)
-      admitted.push({ job, head })
-    } catch (refusal) {
-      if (!(refusal instanceof ApiError)) throw refusal
-      outcomes.set(job, refusal)
-      if (head.inserted) undo.push(id)
-    }
-  }
-  const fresh = admitted.filter((a) => a.head.inserted)
-  const [, , claim] = await Promise.all([
-    undo.length ? repo.deleteSessions(tx, orgId, undo) : null,
-    admitted.length
-      ? repo.appendBatches(
-          tx,
-          orgId,
-          admitted.map(({ job: { input, batch }, head }) => ({
-            sessionId: input.body.session_id,
-            sdkType: input.body.sdk_type,
-            month: batch.month,
-            seq: head.batch_count + 1,
-            capturedAt: input.body.captured_at,
-            hash: batch.hash,
-            signalCount: batch.signals.length,
-            packed: batch.packed,
-            at: input.now,
-            sessionSignalCount: head.signal_count + batch.signals.length,
-            features: input.body.features,
-          }))
-        )
-      : null,
-    fresh.length ? claimSessions(tx, orgId, now, quota, fresh.length) : null,
-  ])
-  for (const { job, head } of admitted) if (!head.inserted) outcomes.set(job, { accepted: job.batch.signals.length, quota })
-  const refused: string[] = []
-  fresh.forEach(({ job }, i) => {
-    if (i < claim!.granted) outcomes.set(job, { accepted: job.batch.signals.length, quota: { ...quota, used: claim!.usedAfter(i) } })
-    else {
-      // The month's limit was reached by an earlier claim: this new session and its batch go.
-      outcomes.set(job, quotaExceeded(quota))
-      refused.push(job.input.body.session_id)
+  jobs.forEach((job, i) => {
+    const d = decided[i]!
+    const quota = monthQuota(d.quota_limit, d.quota_used, now)
+    switch (d.outcome) {
+      case 'stored':
+      case 'counted':
+      case 'retry':
+        // A retried batch (same hash) answers as the original did and changes nothing, also after the window closed.
+        outcomes.set(job, { accepted: d.accepted, quota })
+        break
+      case 'closed':
+        outcomes.set(job, closedSession(quota))
+        break
+      case 'full':
+        outcomes.set(job, fullSession(quota, d.session_signals ?? 0, job.batch.signals.length))
+        break
+      case 'quota':
+        outcomes.set(job, quotaExceeded(quota))
+        break
+      default:
+        outcomes.set(job, new ApiError('unauthorized', 'the organization no longer exists'))
     }
   })
-  if (refused.length) await repo.deleteSessions(tx, orgId, refused)
   return unsorted.map((job) => outcomes.get(job)!)
 }
 

@@ -11,17 +11,16 @@ import { readPlanUsage } from './service'
 
 export { usageGraphQL } from './graphql'
 export {
-  claimSessions,
   getPlanUsage,
+  monthQuota,
   quotaExceeded,
   quotaHeaders,
   readPlanUsage,
-  readQuota,
   type PlanUsage,
   type Quota,
 } from './service'
 
-/** GET /v1/org/usage. The module owns the monthly session counters, and with them the ingest quota (claimSessions). */
+/** GET /v1/org/usage. The module owns the monthly session counters, and with them the ingest quota (usage_claim_sessions, sql/0014). */
 export function usageModule(services: {
   db: Db
   clock: Clock

@@ -61,29 +61,11 @@ export function quotaExceeded(quota: Quota): ApiError {
 }
 
 /**
- * The month's quota as it stands, read inside the caller's transaction. Both queries are sent at
- * once (postgres.js pipelines them on the transaction's connection). null: no such organization.
+ * The month's quota for the X-Quota-* headers, from a limit and a count read by the caller (ingest
+ * reads both in the statement that writes its batches, sql/0014). The count itself is raised only by
+ * `usage_claim_sessions` (sql/0014): the month's counter row locked and raised by as many new sessions
+ * as fit, in the same transaction as the sessions it counts, so the limit holds across instances.
  */
-export async function readQuota(tx: Tx, orgId: string, now: Date): Promise<Quota | null> {
-  const [plan, used] = await Promise.all([findOrgPlan(tx, orgId), repo.sessionsUsed(tx, orgId, monthKey(now))])
-  if (!plan) return null
-  return { limit: plan.sessions_limit, used, resetSeconds: secondsUntil(nextMonthStartUtc(now), now) }
-}
-
-/**
- * Counts up to `count` new sessions of one transaction toward the month (a group commit's new
- * sessions), as many as the limit still allows, exact across instances (the counter row is locked and raised in the same
- * transaction as the sessions it counts). Returns how
- * many were granted (the first ones, in the caller's order) and the count after each of them; the
- * caller must drop the sessions beyond `granted` in the same transaction.
- */
-export async function claimSessions(
-  tx: Tx,
-  orgId: string,
-  now: Date,
-  quota: Quota,
-  count: number
-): Promise<{ granted: number; usedAfter: (i: number) => number }> {
-  const { before, after } = await repo.incrementUpTo(tx, orgId, monthKey(now), quota.limit, count)
-  return { granted: Math.max(0, after - before), usedAfter: (i) => before + i + 1 }
+export function monthQuota(limit: number, used: number, now: Date): Quota {
+  return { limit, used, resetSeconds: secondsUntil(nextMonthStartUtc(now), now) }
 }
