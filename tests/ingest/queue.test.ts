@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { GroupCommit, ScoringRuns, SessionQueue } from '../../src/server/modules/ingest/queue'
+import { GroupCommit, KnownSessions, ScoringRuns, SessionQueue } from '../../src/server/modules/ingest/queue'
 import { ApiError } from '../../src/server/platform/errors'
 
 /** A promise and its resolve, to hold work open until the test lets it go. */
@@ -116,5 +116,17 @@ describe('GroupCommit', () => {
     }
     expect(groups.at(-1)).toEqual(['x5'])
     expect(most).toBe(2)
+  })
+})
+
+describe('KnownSessions', () => {
+  it('remembers sessions up to its bound, forgetting the oldest first', () => {
+    const known = new KnownSessions(2)
+    known.add('a')
+    known.add('b')
+    known.add('a')
+    expect([known.has('a'), known.has('b'), known.has('c')]).toEqual([true, true, false])
+    known.add('c')
+    expect([known.has('a'), known.has('b'), known.has('c')]).toEqual([false, true, true])
   })
 })

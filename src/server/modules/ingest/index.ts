@@ -23,7 +23,7 @@ import {
   SessionResultSchema,
   SignalEvent,
 } from './model'
-import { GroupCommit, ScoringRuns, SessionQueue } from './queue'
+import { GroupCommit, KnownSessions, ScoringRuns, SessionQueue } from './queue'
 import { currentResult, ingestBatch, type SessionResult, type WriteJob, writeGroup } from './service'
 
 export { sessionsGraphQL } from './graphql'
@@ -89,6 +89,7 @@ export function ingestModule(services: IngestServices) {
       (jobs) => writeGroup(db, jobs)
     ),
     scoring: new ScoringRuns<SessionResult | null>(),
+    known: new KnownSessions(),
   }
   return new Elysia({ name: 'ingest', prefix: '/v1' })
     .use(ingestCors())

@@ -52,6 +52,30 @@ export class SessionQueue {
 }
 
 /**
+ * Sessions this process has written a batch to (bounded: the oldest are forgotten first). Only a
+ * new session's first batch needs the batch's own trajectory fingerprint (it is stored only when the
+ * session row is created), so a batch of a session known here skips computing it: ≈ 6 % of the
+ * service's CPU under the side-by-side load, two thirds of it for sessions that already existed.
+ * A session is never deleted after it was accepted (only refused new sessions are, in the transaction
+ * that created them, and those are never added), so "known" means "exists".
+ */
+export class KnownSessions {
+  private readonly keys = new Set<string>()
+
+  constructor(private readonly max = 100_000) {}
+
+  has(key: string): boolean {
+    return this.keys.has(key)
+  }
+
+  add(key: string): void {
+    if (this.keys.has(key)) return
+    if (this.keys.size >= this.max) this.keys.delete(this.keys.values().next().value!)
+    this.keys.add(key)
+  }
+}
+
+/**
  * At most one scoring run per session in this process, and at most one more waiting: a request that
  * needs the score after its own write joins the *waiting* run (which starts after the running one ends,
  * so it reads every batch committed before it), never the running one (whose read may predate the

@@ -8,7 +8,7 @@ import { monthQuota, type Quota, quotaExceeded, quotaHeaders } from '../usage'
 import type { IngestBody } from './model'
 import { packSignals } from './codec'
 import * as repo from './repo'
-import type { GroupCommit, ScoringRuns, SessionQueue } from './queue'
+import type { GroupCommit, KnownSessions, ScoringRuns, SessionQueue } from './queue'
 import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
@@ -65,19 +65,20 @@ type IngestInput = { orgId: string; keyPairId?: string; now: Date; body: IngestB
 /** What is computed from the request alone, before any query: O(batch), never O(session). */
 type Batch = { signals: Signal[]; packed: Uint8Array; hash: string; month: string; firstPrint: string | null }
 
-function prepareBatch({ body, now }: IngestInput): Batch {
+/** `mayBeNew`: false when this process knows the session exists, so its batch's own fingerprint is never stored. */
+function prepareBatch({ body, now }: IngestInput, mayBeNew: boolean): Batch {
   const signals = body.signals as Signal[]
   // The hash stays over the events' JSON, as before packed storage (0012), so a retry of a batch stored before it is still recognised.
   const json = JSON.stringify(signals)
   // node:crypto, not the pure-JS sha256 of platform/crypto: a batch can be 1 MiB and this runs on every request.
   const hash = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(json).digest('hex')
-  // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
   return {
     signals,
     packed: packSignals(signals),
     hash,
     month: monthStartUtc(now).toISOString().slice(0, 10),
-    firstPrint: fingerprint(signals),
+    // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
+    firstPrint: mayBeNew ? fingerprint(signals) : null,
   }
 }
 
@@ -224,18 +225,20 @@ async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<(Written | ApiE
  */
 export async function ingestBatch(
   db: Db,
-  lanes: { queue: SessionQueue; writer?: GroupCommit<WriteJob>; scoring?: ScoringRuns<SessionResult | null> },
+  lanes: { queue: SessionQueue; writer?: GroupCommit<WriteJob>; scoring?: ScoringRuns<SessionResult | null>; known?: KnownSessions },
   input: IngestInput,
   withResult: boolean
 ): Promise<IngestOutcome> {
-  const batch = prepareBatch(input)
+  const key = `${input.orgId}/${input.body.session_id}`
+  const batch = prepareBatch(input, !lanes.known?.has(key))
   await ensurePartitions(db, batchDays(input.now))
   const { writer } = lanes
-  const written = await lanes.queue.run(`${input.orgId}/${input.body.session_id}`, () =>
+  const written = await lanes.queue.run(key, () =>
     writer
       ? new Promise<Written>((resolve, reject) => writer.add({ input, batch, resolve, reject }))
       : new Promise<Written>((resolve, reject) => writeAlone(db, { input, batch, resolve, reject }))
   )
+  lanes.known?.add(key)
   if (!withResult) return written
   const result = await currentResult(db, input.orgId, input.body.session_id, input.now, lanes.scoring)
   if (!result) throw new Error('a session vanished right after its batch was stored')
