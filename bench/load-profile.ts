@@ -18,7 +18,8 @@ import { createKeyPair } from '../src/server/modules/keys/service'
 import { createOrganization } from '../tenants/provision'
 import { waitFor } from './lib'
 
-const shared = join(import.meta.dir, '..', '..', 'shared', 'bench')
+// BENCH_SHARED: the shared bench folder (ingest.lua), when this runs from a copy of the project elsewhere.
+const shared = process.env.BENCH_SHARED ?? join(import.meta.dir, '..', '..', 'shared', 'bench')
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const conns = Number(process.env.BENCH_CONNS ?? 50)
