@@ -117,6 +117,27 @@ describe('GroupCommit', () => {
     expect(groups.at(-1)).toEqual(['x5'])
     expect(most).toBe(2)
   })
+
+  it('keeps at most maxPerKey groups of one key in flight, while other keys use the free slots', async () => {
+    const groups: string[][] = []
+    const holds: (() => void)[] = []
+    const writer = new GroupCommit<{ key: string; id: string }>(
+      (job) => job.key,
+      (jobs) => {
+        groups.push(jobs.map((j) => j.id))
+        return new Promise<void>((resolve) => holds.push(resolve))
+      },
+      8,
+      64,
+      2
+    )
+    for (const id of ['x1', 'x2', 'x3', 'x4', 'y1', 'x5']) writer.add({ key: id[0]!, id })
+    // x1 and x2 took x's two slots; y1 is not held back by the x batches waiting before it.
+    expect(groups).toEqual([['x1'], ['x2'], ['y1']])
+    holds.shift()!()
+    await Bun.sleep(0)
+    expect(groups).toEqual([['x1'], ['x2'], ['y1'], ['x3', 'x4', 'x5']])
+  })
 })
 
 describe('KnownSessions', () => {
