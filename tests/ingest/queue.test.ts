@@ -118,7 +118,7 @@ describe('GroupCommit', () => {
     expect(most).toBe(2)
   })
 
-  it('keeps at most maxPerKey groups of one key in flight, while other keys use the free slots', async () => {
+  it('keeps at most maxPerKey groups of one key in flight (2 here), while other keys use the free slots', async () => {
     const groups: string[][] = []
     const holds: (() => void)[] = []
     const writer = new GroupCommit<{ key: string; id: string }>(

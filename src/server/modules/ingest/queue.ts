@@ -126,9 +126,12 @@ export class ScoringRuns<T> {
  *
  * Why a limit per key: one organization's groups with new sessions queue on its month's counter row
  * anyway (each holds it until its commit), and every group costs a statement, a commit and a claim.
- * Measured with one busy organization (bench/load-profile.ts): 8 groups in flight gave 3.1 batches per
- * group and 1,860 req/s, 2 gave 11 per group and 2,450 req/s, with less CPU per batch in the service
- * (0.38 → 0.32 ms) and PostgreSQL (0.36 → 0.24 ms). Other organizations still get the other slots.
+ * Measured with one busy organization (bench/load-profile.ts, wrk -c50): 8 groups of it in flight gave
+ * 3.1 batches per group and 1,860 req/s; 3 gave 7.2 and 1,926; 2 gave 10 and 1,980–2,080; 1 gave 24
+ * and 2,384, with the least CPU per batch (service 0.35 ms, PostgreSQL 0.22 ms, against 0.38 and 0.36
+ * with 8). In the open loop at half of the peak, p99 was 13–15 ms with 1 and 17 ms with 2: a batch
+ * waits at most for its organization's group in flight (one statement and its commit). Other
+ * organizations still get the other slots.
  */
 export class GroupCommit<J> {
   private pending: J[] = []
@@ -140,7 +143,7 @@ export class GroupCommit<J> {
     private readonly flush: (jobs: J[]) => Promise<void>,
     private readonly maxInFlight = 8,
     private readonly maxGroup = 64,
-    private readonly maxPerKey = 2
+    private readonly maxPerKey = 1
   ) {}
 
   add(job: J): void {
