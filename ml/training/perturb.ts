@@ -7,12 +7,13 @@
 // on real paths, real timing and real task context. `waypoints` walks a
 // polyline through a few points of the path at the original pace, so it
 // turns corners without slowing down, as scripts that move between
-// waypoints do. They are made only from
+// waypoints do; `distorted` adds white noise to every sample, as humanizers'
+// "distortion" does. They are made only from
 // the humans of the training folds.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 
-export const PERTURBATIONS = ['constant_speed', 'equal_steps', 'smoothed', 'eased', 'bezier_path', 'waypoints'] as const
+export const PERTURBATIONS = ['constant_speed', 'equal_steps', 'smoothed', 'eased', 'bezier_path', 'waypoints', 'distorted'] as const
 export type Perturbation = (typeof PERTURBATIONS)[number]
 
 const isMove = (s: Signal) => (s.k === 'mm' || s.k === 'tm') && Number.isFinite(s.x) && Number.isFinite(s.y)
@@ -90,6 +91,12 @@ function perturbStroke(rng: Rng, kind: Perturbation, t: number[], pts: P[]): { t
       const wt = wc[wc.length - 1]
       // the original progress along the path, mapped onto the polyline
       return { t, pts: cum.map((c) => along(way, wc, total > 0 ? (c / total) * wt : 0)) }
+    }
+    case 'distorted': {
+      // white noise on every sample, as humanizers' "distortion" adds it: a hand's
+      // own unsteadiness is slow (tremor, corrections) and carries over from sample to sample
+      const sd = rng.uniform(0.7, 2.5)
+      return { t, pts: pts.map((p) => ({ x: p.x + rng.normal(0, sd), y: p.y + rng.normal(0, sd) })) }
     }
     case 'bezier_path': {
       // the same speed along a cubic Bézier between the stroke's ends

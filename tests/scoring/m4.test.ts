@@ -168,6 +168,28 @@ describe('capture and perturbation helpers', () => {
     expect(t.resolutionMs).toBe(100)
     expect(t.burstShare).toBe(0)
   })
+  it('uneven delivery moves each t by at most 6 ms and keeps the order', () => {
+    const p = applyCapture(stroke, 'uneven_delivery')
+    expect(p.length).toBe(stroke.length)
+    expect(p.some((s, i) => s.t !== stroke[i]!.t)).toBe(true)
+    p.forEach((s, i) => {
+      expect(Math.abs(s.t - stroke[i]!.t)).toBeLessThanOrEqual(6.05)
+      if (i) expect(s.t).toBeGreaterThanOrEqual(p[i - 1]!.t)
+      expect([s.x, s.y]).toEqual([stroke[i]!.x, stroke[i]!.y])
+    })
+  })
+  it('distorted: the same times, every position nudged by white noise of a few px', () => {
+    const p = perturbSession(createRng(2), stroke, 'distorted')
+    expect(p.map((s) => s.t)).toEqual(stroke.map((s) => s.t))
+    const moved = p.map((s, i) => Math.hypot(s.x! - stroke[i]!.x!, s.y! - stroke[i]!.y!))
+    expect(Math.max(...moved)).toBeLessThan(12)
+    expect(moved.filter((d) => d > 1).length).toBeGreaterThan(stroke.length / 4)
+    // white: the nudges of neighbouring samples do not follow each other
+    const nx = p.map((s, i) => s.x! - Math.round(stroke[i]!.x!))
+    let same = 0
+    for (let i = 1; i < nx.length; i++) if (Math.sign(nx[i]!) === Math.sign(nx[i - 1]!) && nx[i] !== 0) same++
+    expect(same).toBeLessThan(nx.length * 0.75)
+  })
   it('every perturbation keeps the stroke a pointer stroke and changes it', () => {
     for (const kind of PERTURBATIONS) {
       const p = perturbSession(createRng(1), stroke, kind)
