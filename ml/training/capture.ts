@@ -5,7 +5,16 @@
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 
-export type Capture = 'as_recorded' | 'stripped' | 'integer_ms' | 'timer_16.7' | 'timer_100' | 'rate_60' | 'rate_120' | 'rate_240'
+export type Capture =
+  | 'as_recorded'
+  | 'stripped'
+  | 'integer_ms'
+  | 'timer_16.7'
+  | 'timer_100'
+  | 'rate_60'
+  | 'rate_120'
+  | 'rate_240'
+  | 'uneven_delivery'
 export const CAPTURES: readonly Capture[] = [
   'as_recorded',
   'stripped',
@@ -15,6 +24,7 @@ export const CAPTURES: readonly Capture[] = [
   'rate_60',
   'rate_120',
   'rate_240',
+  'uneven_delivery',
 ]
 
 /** without the fields many loggers and Safari do not give: n, ox/oy, sc, tr */
@@ -79,6 +89,24 @@ export function resampleRate(signals: readonly Signal[], hz: number): Signal[] {
   return out.sort((p, q) => p.t - q.t)
 }
 
+/**
+ * Events stamped unevenly while the hand moved evenly: a virtual machine or a
+ * remote desktop delivers the pointer late and in bursts (DELBOT's VM setup:
+ * gaps of 1–40 ms around a 17 ms rate). Each timestamp moves by up to ±`ms`
+ * (a fixed pseudo-random pattern, so eval runs repeat), order kept.
+ */
+export function unevenDelivery(signals: readonly Signal[], ms = 6): Signal[] {
+  let prev = Number.NEGATIVE_INFINITY
+  let h = 0x9e3779b9
+  return signals.map((s) => {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ Math.imul(h ^ (h >>> 12), 0x297a2d39)
+    const u = ((h >>> 0) / 2 ** 32) * 2 - 1
+    const t = Math.max(prev, Math.round((s.t + u * ms) * 10) / 10)
+    prev = t
+    return { ...s, t }
+  })
+}
+
 export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
   switch (c) {
     case 'as_recorded':
@@ -97,6 +125,8 @@ export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
       return resampleRate(signals, 120)
     case 'rate_240':
       return resampleRate(signals, 240)
+    case 'uneven_delivery':
+      return unevenDelivery(signals)
   }
 }
 

@@ -7,12 +7,22 @@
 // on real paths, real timing and real task context. `waypoints` walks a
 // polyline through a few points of the path at the original pace, so it
 // turns corners without slowing down, as scripts that move between
-// waypoints do. They are made only from
+// waypoints do; `distorted` adds white noise to every sample, as humanizers'
+// "distortion" does. They are made only from
 // the humans of the training folds.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 
-export const PERTURBATIONS = ['constant_speed', 'equal_steps', 'smoothed', 'eased', 'bezier_path', 'waypoints'] as const
+export const PERTURBATIONS = [
+  'constant_speed',
+  'equal_steps',
+  'smoothed',
+  'eased',
+  'bezier_path',
+  'waypoints',
+  'distorted',
+  'stepwise',
+] as const
 export type Perturbation = (typeof PERTURBATIONS)[number]
 
 const isMove = (s: Signal) => (s.k === 'mm' || s.k === 'tm') && Number.isFinite(s.x) && Number.isFinite(s.y)
@@ -90,6 +100,34 @@ function perturbStroke(rng: Rng, kind: Perturbation, t: number[], pts: P[]): { t
       const wt = wc[wc.length - 1]
       // the original progress along the path, mapped onto the polyline
       return { t, pts: cum.map((c) => along(way, wc, total > 0 ? (c / total) * wt : 0)) }
+    }
+    case 'stepwise': {
+      // a script that sets the cursor every few frames and sleeps in between while the page
+      // still reports a move per frame: the cursor jumps, then stands still for whole frames
+      const frame = 1000 / 60
+      const every = rng.int(3, 6)
+      const times: number[] = []
+      const at: P[] = []
+      let held: P = pts[0]
+      for (let k = 0; t0 + k * frame <= t[n - 1]; k++) {
+        const tk = t0 + k * frame
+        if (k % every === 0) {
+          let j = 0
+          while (j < n - 1 && t[j + 1] <= tk) j++
+          held = pts[j]
+        }
+        if (k % every === 0 || rng.next() < 0.7) {
+          times.push(Math.round(tk * 10) / 10)
+          at.push(held)
+        }
+      }
+      return times.length >= 2 ? { t: times, pts: at } : { t, pts }
+    }
+    case 'distorted': {
+      // white noise on every sample, as humanizers' "distortion" adds it: a hand's
+      // own unsteadiness is slow (tremor, corrections) and carries over from sample to sample
+      const sd = rng.uniform(0.7, 2.5)
+      return { t, pts: pts.map((p) => ({ x: p.x + rng.normal(0, sd), y: p.y + rng.normal(0, sd) })) }
     }
     case 'bezier_path': {
       // the same speed along a cubic Bézier between the stroke's ends

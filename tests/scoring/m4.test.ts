@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import type { Evidence } from '../../src/scoring/evidence'
-import { keyboardEvidence } from '../../src/scoring/evidence'
+import { keyboardEvidence, sessionEvidenceOf } from '../../src/scoring/evidence'
+import { MODEL } from '../../src/scoring/service'
+import { sessionFor } from '../../ml/training/pipeline'
 import { calibratedLogit, treeContributions, treeMargin } from '../../src/scoring/inference'
 import { combine } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
@@ -168,12 +170,59 @@ describe('capture and perturbation helpers', () => {
     expect(t.resolutionMs).toBe(100)
     expect(t.burstShare).toBe(0)
   })
+  it('uneven delivery moves each t by at most 6 ms and keeps the order', () => {
+    const p = applyCapture(stroke, 'uneven_delivery')
+    expect(p.length).toBe(stroke.length)
+    expect(p.some((s, i) => s.t !== stroke[i]!.t)).toBe(true)
+    p.forEach((s, i) => {
+      expect(Math.abs(s.t - stroke[i]!.t)).toBeLessThanOrEqual(6.05)
+      if (i) expect(s.t).toBeGreaterThanOrEqual(p[i - 1]!.t)
+      expect([s.x, s.y]).toEqual([stroke[i]!.x, stroke[i]!.y])
+    })
+  })
+  it('distorted: the same times, every position nudged by white noise of a few px', () => {
+    const p = perturbSession(createRng(2), stroke, 'distorted')
+    expect(p.map((s) => s.t)).toEqual(stroke.map((s) => s.t))
+    const moved = p.map((s, i) => Math.hypot(s.x! - stroke[i]!.x!, s.y! - stroke[i]!.y!))
+    expect(Math.max(...moved)).toBeLessThan(12)
+    expect(moved.filter((d) => d > 1).length).toBeGreaterThan(stroke.length / 4)
+    // white: the nudges of neighbouring samples do not follow each other
+    const nx = p.map((s, i) => s.x! - Math.round(stroke[i]!.x!))
+    let same = 0
+    for (let i = 1; i < nx.length; i++) if (Math.sign(nx[i]!) === Math.sign(nx[i - 1]!) && nx[i] !== 0) same++
+    expect(same).toBeLessThan(nx.length * 0.75)
+  })
+  it('stepwise: the cursor jumps on whole frames and stands still in between', () => {
+    const p = perturbSession(createRng(3), stroke, 'stepwise')
+    const frame = 1000 / 60
+    // every move lies on the 60 Hz grid from the stroke's start
+    for (const s of p) expect(Math.abs((s.t - stroke[0]!.t) / frame - Math.round((s.t - stroke[0]!.t) / frame))).toBeLessThan(0.01)
+    let still = 0
+    for (let i = 1; i < p.length; i++) if (p[i]!.x === p[i - 1]!.x && p[i]!.y === p[i - 1]!.y) still++
+    expect(still).toBeGreaterThan(p.length / 3)
+  })
   it('every perturbation keeps the stroke a pointer stroke and changes it', () => {
     for (const kind of PERTURBATIONS) {
       const p = perturbSession(createRng(1), stroke, kind)
       expect(p.every((s) => s.k === 'mm')).toBe(true)
       expect(JSON.stringify(p)).not.toBe(JSON.stringify(stroke))
       expect(sessionFeatures(p).pointer).not.toBeNull()
+    }
+  })
+})
+
+describe('a pointer on a coarse clock (≥ 50 ms) is never bot evidence on its own', () => {
+  // constant-speed straight lines: pointer-only copies of the synthetic family
+  const lines = Array.from({ length: 6 }, (_, i) =>
+    sessionFor(77, 'linear_constant', i).filter((s) => ['mm', 'md', 'mu', 'c'].includes(s.k))
+  )
+  const pointerZ = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals)).find((e) => e.modality === 'pointer')!.z
+  const hcs30 = Math.log(0.3 / 0.7)
+  it('on a 1 ms clock the lines are bot evidence, on a 100 ms clock only suspicious at worst', () => {
+    for (const s of lines) {
+      expect(pointerZ(s)).toBeLessThan(hcs30)
+      expect(pointerZ(applyCapture(s, 'timer_100'))).toBeGreaterThan(hcs30)
     }
   })
 })
