@@ -182,6 +182,9 @@ const humanHcs = [...humanResults.values()].map((r) => r.hcs)
 const botResultsAll: { family: string; origin: string; results: ScoreResult[] }[] = []
 const botRow = (family: string, origin: string, results: ScoreResult[]) => {
   botResultsAll.push({ family, origin, results })
+  // EVAL_DEBUG_FAMILY=<name>: each session's verdict and reasons (to study a family, not for the docs)
+  if (process.env.EVAL_DEBUG_FAMILY && family.startsWith(process.env.EVAL_DEBUG_FAMILY))
+    for (const r of results) console.error(`${family}: ${r.verdict} hcs ${r.hcs} ${r.reasons.join(',')}`)
   const t = tally(results)
   const reasons = new Map<string, number>()
   for (const r of results) for (const c of r.reasons) reasons.set(c, (reasons.get(c) ?? 0) + 1)
