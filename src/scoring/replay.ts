@@ -270,14 +270,17 @@ function lcg(seed: number) {
 }
 
 /**
- * Locality-sensitive keys of a shape: each band quantises a few of its
- * coordinates on a grid with its own random offset, so a copy with a few px
- * of jitter shares most bands' keys (each coordinate rarely crosses a cell
- * edge) while different shapes rarely share one.
+ * Locality-sensitive keys of a shape: each of 4 bands quantises 6 of its
+ * coordinates on a 12 px grid with its own random offsets, so a copy with a
+ * few px of jitter shares most bands' keys (each coordinate rarely crosses a
+ * cell edge) while different shapes rarely share one. Keys only find
+ * candidates (a candidate brings all its shapes to the distance test): 8
+ * bands on a 24 px grid found the same replays with ten times the
+ * candidates and twice the stored keys (docs/scoring.md).
  */
-export const SHAPE_BANDS = 8
+export const SHAPE_BANDS = 4
 const SHAPE_DIMS = 6
-const SHAPE_CELL = 24
+const SHAPE_CELL = 12
 const BANDS: { dims: number[]; offsets: number[] }[] = (() => {
   const r = lcg(20261126)
   return Array.from({ length: SHAPE_BANDS }, () => {
@@ -295,9 +298,15 @@ const TOUCH_TAG = 2
 const TYPING_TAG = 3
 
 function shapeKeys(org: number, tag: number, shape: StrokeShape, into: Set<number>): void {
-  BANDS.forEach(({ dims, offsets }, b) => {
-    into.add(hashWords([org, tag, b, ...dims.map((d, i) => Math.floor((shape[d]! + offsets[i]!) / SHAPE_CELL))]))
-  })
+  const words = new Array<number>(3 + SHAPE_DIMS)
+  words[0] = org
+  words[1] = tag
+  for (let b = 0; b < SHAPE_BANDS; b++) {
+    const { dims, offsets } = BANDS[b]!
+    words[2] = b
+    for (let i = 0; i < SHAPE_DIMS; i++) words[3 + i] = Math.floor((shape[dims[i]!]! + offsets[i]!) / SHAPE_CELL)
+    into.add(hashWords(words))
+  }
 }
 
 /** typing n-grams: latencies on a 40 ms grid with each band's offset; one n-gram in RHYTHM_SAMPLE is kept per band, chosen by its key */
@@ -339,9 +348,9 @@ function rhythmGrams(org: number, lat: readonly number[], sampled: boolean): { k
 
 /**
  * The keys a session's material is stored under (`stored`) and the keys to
- * look up for it (`lookup`: the stored ones, plus the mirrors of every shape
- * and every n-gram rather than a sample of them). Keys include the
- * organization, so two organizations' keys coincide only by hash collision.
+ * look up for it (`lookup`: the stored ones plus the keys of every shape's
+ * three mirrors). Keys include the organization, so two organizations' keys
+ * coincide only by hash collision.
  */
 export function materialKeys(orgId: string, m: ReplayMaterial): { stored: number[]; lookup: number[] } {
   const org = textWord(orgId)
@@ -356,9 +365,9 @@ export function materialKeys(orgId: string, m: ReplayMaterial): { stored: number
       for (const mirror of MIRRORS) shapeKeys(org, tag, mirrored(shape, mirror), lookup)
     }
   }
+  // n-grams are sampled by their key, so an n-gram two sessions share is sampled in both or in neither:
+  // the stored sample is also the lookup
   for (const g of rhythmGrams(org, m.typing, true)) stored.add(g.key)
-  // a query looks up every n-gram: the stored side is sampled by key, so a shared n-gram is found whichever it is
-  for (const g of rhythmGrams(org, m.typing, false)) lookup.add(g.key)
   for (const k of stored) lookup.add(k)
   return { stored: [...stored], lookup: [...lookup] }
 }
@@ -402,6 +411,39 @@ export type ReuseJudgement = {
   sources: string[]
 }
 
+/** RMS spread of a shape's x and of its y around the centroid: the same for every mirror */
+function spreadOf(shape: StrokeShape): { rx: number; ry: number } {
+  let x = 0
+  let y = 0
+  for (let i = 0; i < STROKE_POINTS; i++) {
+    x += shape[2 * i]! * shape[2 * i]!
+    y += shape[2 * i + 1]! * shape[2 * i + 1]!
+  }
+  return { rx: Math.sqrt(x / STROKE_POINTS), ry: Math.sqrt(y / STROKE_POINTS) }
+}
+
+/** shapeDistance², or a value ≥ bound² as soon as it is sure to reach it (early abandon) */
+function distanceBelow(a: StrokeShape, b: StrokeShape, bound: number): number {
+  const limit = bound * bound * STROKE_POINTS
+  let best = Number.POSITIVE_INFINITY
+  for (const [sx, sy] of MIRRORS) {
+    let d = 0
+    for (let i = 0; i < STROKE_POINTS && d < limit && d < best; i++) {
+      const dx = a[2 * i]! - sx * b[2 * i]!
+      const dy = a[2 * i + 1]! - sy * b[2 * i + 1]!
+      d += dx * dx + dy * dy
+    }
+    if (d < best) best = d
+  }
+  return Math.sqrt(best / STROKE_POINTS)
+}
+
+/**
+ * Each shape's closest candidate shape, exactly, without comparing every pair: two shapes are at least
+ * hypot(Δrx, Δry) apart (their x and y spreads: triangle inequality on each half of the vector, and a
+ * mirror keeps both), so the candidates are scanned outward from the shape's x spread, the scan stops
+ * where Δrx reaches the best distance so far, and a full distance is computed only past the bound.
+ */
 function matchStrokes(
   shapes: readonly StrokeShape[],
   candidates: readonly Candidate[],
@@ -410,17 +452,33 @@ function matchStrokes(
   let matched = 0
   let nearestMiss = Number.POSITIVE_INFINITY
   const sources = new Set<string>()
+  const pool = candidates
+    .flatMap((c) => pick(c.material).map((shape) => ({ shape, ...spreadOf(shape), id: c.id })))
+    .sort((a, b) => a.rx - b.rx)
   for (const shape of shapes) {
+    const { rx, ry } = spreadOf(shape)
     let best = Number.POSITIVE_INFINITY
     let from = ''
-    for (const c of candidates)
-      for (const other of pick(c.material)) {
-        const d = shapeDistance(shape, other)
-        if (d < best) {
-          best = d
-          from = c.id
-        }
+    // first pool entry with an x spread ≥ rx
+    let lo = 0
+    let hi = pool.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (pool[mid]!.rx < rx) lo = mid + 1
+      else hi = mid
+    }
+    for (let up = lo, down = lo - 1; up < pool.length || down >= 0; ) {
+      const gapUp = up < pool.length ? pool[up]!.rx - rx : Number.POSITIVE_INFINITY
+      const gapDown = down >= 0 ? rx - pool[down]!.rx : Number.POSITIVE_INFINITY
+      if (Math.min(gapUp, gapDown) >= best) break
+      const next = gapUp <= gapDown ? pool[up++]! : pool[down--]!
+      if (Math.hypot(next.rx - rx, next.ry - ry) >= best) continue
+      const d = distanceBelow(shape, next.shape, best)
+      if (d < best) {
+        best = d
+        from = next.id
       }
+    }
     if (best <= SHAPE_MATCH_PX) {
       matched++
       sources.add(from)
