@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
 import { type ScoreResult, judgeEvidence, sessionEvidence, trajectoryFingerprint } from '../../src/scoring/service'
-import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, replayMaterial, shapeDistance } from '../../src/scoring/replay'
+import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, judgeReuse, replayMaterial, shapeDistance } from '../../src/scoring/replay'
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES } from '../synth/bots'
 import { createRng, deriveSeed } from '../synth/prng'
@@ -351,6 +351,21 @@ line()
       .join(', ')} |`
   )
   line()
+  {
+    // every pair of sessions, not only those the keys bring together: each session judged against all the others
+    const materials = shuffled.map((s, i) => ({ id: `s${i}`, material: replayMaterial(s.signals) }))
+    let closest = Number.POSITIVE_INFINITY
+    let within = 0
+    for (const [i, m] of materials.entries()) {
+      const j = judgeReuse(EVAL_ORG, m.material, [...materials.slice(0, i), ...materials.slice(i + 1)])
+      closest = Math.min(closest, j.nearestMiss)
+      within += j.strokesMatched
+    }
+    line(
+      `The closest non-matching strokes above are among the candidates the keys found. Every pair of the ${shuffled.length} sessions compared instead (exhaustively): strokes within ${SHAPE_MATCH_PX} px of a stroke of another session: **${within}**; the closest two strokes of different sessions are ${closest.toFixed(1)} px apart.`
+    )
+    line()
+  }
   // why no same-user pair had to be excluded, and why DELBOT pages were
   let sameUser = Number.POSITIVE_INFINITY
   const sapiUsers = new Map<string, RealSession[]>()

@@ -270,15 +270,15 @@ function lcg(seed: number) {
 }
 
 /**
- * Locality-sensitive keys of a shape: each of 4 bands quantises 6 of its
+ * Locality-sensitive keys of a shape: each of 2 bands quantises 6 of its
  * coordinates on a 12 px grid with its own random offsets, so a copy with a
- * few px of jitter shares most bands' keys (each coordinate rarely crosses a
- * cell edge) while different shapes rarely share one. Keys only find
- * candidates (a candidate brings all its shapes to the distance test): 8
- * bands on a 24 px grid found the same replays with ten times the
- * candidates and twice the stored keys (docs/scoring.md).
+ * few px of jitter shares a band's key unless one of its coordinates
+ * crosses a cell edge, while different shapes rarely share one. Keys only
+ * find candidates (a candidate brings all its shapes to the distance test):
+ * 8 bands on a 24 px grid found the same replays with 17 times the
+ * candidates and four times the stored keys (docs/scoring.md).
  */
-export const SHAPE_BANDS = 4
+export const SHAPE_BANDS = 2
 const SHAPE_DIMS = 6
 const SHAPE_CELL = 12
 const BANDS: { dims: number[]; offsets: number[] }[] = (() => {
@@ -309,10 +309,10 @@ function shapeKeys(org: number, tag: number, shape: StrokeShape, into: Set<numbe
   }
 }
 
-/** typing n-grams: latencies on a 40 ms grid with each band's offset; one n-gram in RHYTHM_SAMPLE is kept per band, chosen by its key */
-export const RHYTHM_BANDS = 3
+/** typing n-grams: latencies on a 40 ms grid with each band's offset; one n-gram in RHYTHM_SAMPLE is kept per band, chosen by its key (an alignment needs only one shared n-gram to start from) */
+export const RHYTHM_BANDS = 2
 const RHYTHM_CELL = 40
-const RHYTHM_SAMPLE = 4
+const RHYTHM_SAMPLE = 8
 const RHYTHM_OFFSETS = (() => {
   const r = lcg(1301)
   return Array.from({ length: RHYTHM_BANDS }, () => r() * RHYTHM_CELL)
@@ -639,8 +639,9 @@ export class MemoryReplayStore {
         if (e.org === org && e.id !== id && e.start <= start) shared.set(i, (shared.get(i) ?? 0) + 1)
       }
     return [...shared]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .map(([i, n]) => ({ entry: this.entries[i]!, n }))
+      .sort((a, b) => b.n - a.n || (a.entry.id < b.entry.id ? -1 : 1))
       .slice(0, CANDIDATE_LIMIT)
-      .map(([i]) => ({ id: this.entries[i]!.id, material: this.entries[i]!.material }))
+      .map(({ entry }) => ({ id: entry.id, material: entry.material }))
   }
 }

@@ -39,11 +39,14 @@ async function send(org: SeededOrg, signals: readonly Signal[]) {
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10)
 
+/** whether both replay tables have the partition of this day */
 async function replayPartition(day: string): Promise<boolean> {
   const rows = await h.deps.db.sql`
     select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'session_replay'::regclass and c.relname = ${`session_replay_${day.replaceAll('-', '')}`}`
-  return rows.length > 0
+    where (i.inhparent = 'session_replay'::regclass and c.relname = ${`session_replay_${day.replaceAll('-', '')}`})
+       or (i.inhparent = 'session_replay_keys'::regclass and c.relname = ${`session_replay_keys_${day.replaceAll('-', '')}`})`
+  if (rows.length === 1) throw new Error('one replay table has the partition, the other not')
+  return rows.length === 2
 }
 
 describe('reused human material across sessions of an organization', () => {
@@ -71,10 +74,14 @@ describe('reused human material across sessions of an organization', () => {
     const rows = await h.deps.db.sql<{ org_id: string; n: number }[]>`
       select org_id, count(*)::int as n from session_replay group by org_id order by org_id`
     expect(rows.map((r) => r.org_id).sort()).toEqual([h.a.orgId, h.b.orgId].sort())
-    // under row-level security, organization b's transaction sees none of a's material
+    const [keys] = await h.deps.db.sql<{ n: number }[]>`select count(*)::int as n from session_replay_keys where org_id = ${h.a.orgId}`
+    expect(keys!.n).toBeGreaterThan(0)
+    // under row-level security, organization b's transaction sees none of a's material or keys
     const seen = await h.deps.db.tenant(
       h.b.orgId,
-      (tx) => tx<{ n: number }[]>`select count(*)::int as n from session_replay where org_id = ${h.a.orgId}`
+      (tx) =>
+        tx<{ n: number }[]>`select ((select count(*) from session_replay where org_id = ${h.a.orgId})
+        + (select count(*) from session_replay_keys where org_id = ${h.a.orgId}))::int as n`
     )
     expect(seen[0]!.n).toBe(0)
   })
@@ -113,7 +120,8 @@ describe('reused human material across sessions of an organization', () => {
     h.clock.current = new Date(Date.parse(`${day}T00:00:00Z`) + 31 * 24 * 3600_000 + 30 * 60_000)
     expect(await purgeOldSignals(h.deps.db, h.clock.now(), 30)).toContain(day)
     expect(await replayPartition(day)).toBe(false)
-    const [row] = await h.deps.db.sql<{ n: number }[]>`select count(*)::int as n from session_replay where org_id = ${h.a.orgId}`
+    const [row] = await h.deps.db.sql<{ n: number }[]>`
+      select ((select count(*) from session_replay where org_id = ${h.a.orgId}) + (select count(*) from session_replay_keys where org_id = ${h.a.orgId}))::int as n`
     expect(row!.n).toBe(0)
   })
 })

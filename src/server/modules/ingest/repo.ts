@@ -2,7 +2,7 @@ import type { Signal } from '../../../scoring/signals'
 import type { Sql, Tx } from '../../platform/db'
 import { unpackSignals } from './codec'
 
-/** The only file that names sessions, session_batches, session_verdict_days and session_replay in SQL. */
+/** The only file that names sessions, session_batches, session_verdict_days, session_replay and session_replay_keys in SQL. */
 
 /** A stored batch's signals: packed (0012), or JSONB written before it; null once purged. */
 type StoredSignals = { signals: Signal[] | null; packed: Uint8Array | null }
@@ -463,29 +463,46 @@ export const findScoredSession = findSession
 // ---- Reused material (0020): the replay store's statements; the rule is in replay-store.ts ----
 
 /**
- * Stored material of the organization's other sessions that started no later than this one and share a key with
- * it, the `limit` sharing most first (ties: earlier first): a bitmap scan of each day partition's GIN index.
+ * The organization's other sessions that started no later than this one and share a key with it, and
+ * how many keys each shares, most first (ties: by session id), at most `limit`: one primary-key probe
+ * per key in each day partition.
  */
-export function replayCandidates(
+export function replayKeyMatches(
   tx: Tx,
   orgId: string,
   sessionId: string,
   keys: number[],
   limit: number
-): Promise<{ session_id: string; material: Uint8Array }[]> {
-  return tx<{ session_id: string; material: Uint8Array }[]>`
-    select r.session_id, r.material from session_replay r
-    where r.org_id = ${orgId} and r.keys && ${keys}::bigint[] and r.session_id <> ${sessionId}
-      and r.session_started_at <= ${startOf(tx, orgId, sessionId)}
-    order by (select count(*) from unnest(r.keys) k where k = any(${keys}::bigint[])) desc, r.session_started_at, r.session_id
+): Promise<{ session_id: string; shared: number }[]> {
+  return tx<{ session_id: string; shared: number }[]>`
+    select k.session_id, count(*)::int as shared from session_replay_keys k
+    where k.org_id = ${orgId} and k.key = any(${keys}::bigint[]) and k.session_id <> ${sessionId}
+      and k.session_started_at <= ${startOf(tx, orgId, sessionId)}
+    group by k.session_id
+    order by shared desc, k.session_id
     limit ${limit}`
 }
 
-/** Stores (or replaces: a later score covers more batches) the session's material, in its start day's partition. */
+/** The stored material of these sessions of the organization. */
+export function replayMaterials(tx: Tx, orgId: string, sessionIds: string[]): Promise<{ session_id: string; material: Uint8Array }[]> {
+  return tx<{ session_id: string; material: Uint8Array }[]>`
+    select session_id, material from session_replay where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])`
+}
+
+/**
+ * Stores (or replaces: a later score covers more batches) the session's material and adds its keys, in
+ * its start day's partitions. One statement.
+ */
 export async function storeReplayMaterial(tx: Tx, orgId: string, sessionId: string, keys: number[], material: Uint8Array): Promise<void> {
   await tx`
-    insert into session_replay (org_id, session_id, session_started_at, keys, material)
-    select ${orgId}, ${sessionId}, s.first_seen_at, ${keys}::bigint[], ${material}
-    from sessions s where s.org_id = ${orgId} and s.session_id = ${sessionId}
-    on conflict (org_id, session_id, session_started_at) do update set keys = excluded.keys, material = excluded.material`
+    with s as (
+      select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId}
+    ), m as (
+      insert into session_replay (org_id, session_id, session_started_at, material)
+      select ${orgId}, ${sessionId}, s.first_seen_at, ${material} from s
+      on conflict (org_id, session_id, session_started_at) do update set material = excluded.material
+    )
+    insert into session_replay_keys (org_id, key, session_id, session_started_at)
+    select ${orgId}, k, ${sessionId}, s.first_seen_at from s, unnest(${keys}::bigint[]) k
+    on conflict do nothing`
 }
