@@ -32,6 +32,7 @@ export const DISTINCTIVE = {
 /** a stroke's shape: STROKE_POINTS (x, y) pairs around their centroid, px */
 export type StrokeShape = Float64Array
 
+/** a stroke as recorded: times (they split mouse strokes) and positions */
 type Raw = { t: number[]; x: number[]; y: number[] }
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -227,7 +228,7 @@ export function replayMaterial(signals: readonly Signal[]): ReplayMaterial {
       const shape = resample(raw)
       if (distinctive(raw, shape)) out.push(shape)
     }
-    // the longest-lived cap: a 50,000-signal session must not store thousands of shapes
+    // a cap: a 50,000-signal session must not store thousands of shapes (the first ones stay the same as the session grows)
     return out.slice(0, MAX_STROKES)
   }
   const typing = keyLatencies(signals)
@@ -253,7 +254,7 @@ function hashWords(words: readonly number[]): number {
   return (h2 & 0x1fffff) * 0x100000000 + (h1 >>> 0)
 }
 
-/** a stable 32-bit number of a text (the organization: its keys never meet another organization's) */
+/** a stable 32-bit number of a text (the organization, hashed into every key: two organizations' keys differ, and the store filters by organization as well) */
 function textWord(text: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { loadReal } from '../../ml/data/load'
 import { replayWithJitter, stitchStrokes } from '../../ml/generators/stitch'
 import { generatorFamily } from '../../ml/generators/index'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
@@ -109,6 +110,20 @@ describe('replay material of real recordings', () => {
     const other = judge(b, [a])
     expect(other.typingReused).toBe(false)
     expect(other.latenciesMatched).toBeLessThan(REUSE_RULE.latencyShare * Math.max(1, other.latenciesCompared))
+  })
+
+  it('a jittered replay of a real phone recording (touch strokes) matches it; the same person drawing the same circle again does not', () => {
+    const phone = loadReal('delbot').filter((x) => x.family === 'human_tel' && x.unit === 'page')
+    const source = phone.find((x) => replayMaterial(x.signals).touch.length >= REUSE_RULE.strokes)!
+    const others = phone.filter((x) => x !== source).map((x) => x.signals)
+    expect(replayMaterial(source.signals).mouse).toEqual([])
+    const copy = replayWithJitter(createRng(17), source.signals, { positionNoisePx: 2, timeNoiseMs: 3 })
+    const j = judge(copy, [source.signals])
+    expect(j.strokesReused).toBe(true)
+    // other windows of the phone recordings: one person's other circles
+    const again = judge(source.signals, others)
+    expect(again.strokesMatched).toBe(0)
+    expect(again.nearestMiss).toBeGreaterThan(SHAPE_MATCH_PX)
   })
 
   it('material survives its byte encoding to within ¼ px', () => {
