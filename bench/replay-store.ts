@@ -74,10 +74,10 @@ for (let i = 0; i < 200; i++) {
   lookups.push(performance.now() - t)
   if (reuse.strokes) found++
 }
-const [size] = await h.deps.db.sql<{ rows: number; bytes: number }[]>`
-  select (select count(*) from session_replay)::int as rows,
+const [size] = await h.deps.db.sql<{ rows: number; bytes: number; keys: number }[]>`
+  select (select count(*) from session_replay)::int as rows, (select count(*) from session_replay_keys)::int as keys,
     (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_inherits i join pg_class c on c.oid = i.inhrelid
-      where i.inhparent = 'session_replay'::regclass)::float8 as bytes`
+      where i.inhparent in ('session_replay'::regclass, 'session_replay_keys'::regclass))::float8 as bytes`
 const fmt = (v: number) => v.toFixed(1)
 console.log(`database: ${process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite'}`)
 console.log(
@@ -103,6 +103,6 @@ console.log(
   `findReuse alone (${size!.rows} sessions stored), ms: p50 ${fmt(quantile(lookups, 0.5))}, p99 ${fmt(quantile(lookups, 0.99))}; replays found ${found}/200`
 )
 console.log(
-  `stored: ${size!.rows} rows, ${fmt(size!.bytes / 1024)} KiB with indexes, ${Math.round(size!.bytes / size!.rows)} bytes per session`
+  `stored: ${size!.rows} sessions' material and ${size!.keys} keys, ${fmt(size!.bytes / 1024)} KiB with indexes, ${Math.round(size!.bytes / size!.rows)} bytes per session`
 )
 await h.close()
