@@ -147,3 +147,29 @@ describe('MemoryReplayStore (the eval store)', () => {
     expect(store.judgeAndAdd(ORG, 'before', 0, replayMaterial(copy)).strokesReused).toBe(false)
   })
 })
+
+describe('the eval rows, small (npm run eval has the full ones)', () => {
+  it('no real SapiMouse window is judged reused when every window is in one organization', () => {
+    const store = new MemoryReplayStore()
+    const windows = loadReal('sapimouse')
+    const judged = windows.map((w, i) => store.judgeAndAdd(ORG, `w${i}`, i, replayMaterial(w.signals)))
+    expect(judged.filter((j) => j.strokesReused || j.typingReused)).toEqual([])
+    expect(Math.min(...judged.map((j) => j.nearestMiss))).toBeGreaterThan(SHAPE_MATCH_PX)
+  })
+
+  it('a farm stitching one small corpus is not caught at first, and is caught once it reuses it', () => {
+    const corpus = loadReal('sapimouse').slice(0, 8)
+    const store = new MemoryReplayStore()
+    const caught = Array.from({ length: 40 }, (_, i) => {
+      const rng = createRng(deriveSeed(13, 'farm-test', i))
+      const session = stitchStrokes(
+        rng,
+        corpus.map((c) => c.signals),
+        { people: corpus.map((c) => c.user) }
+      )
+      return store.judgeAndAdd(ORG, `farm${i}`, i, replayMaterial(session)).strokesReused
+    })
+    expect(caught[0]).toBe(false)
+    expect(caught.slice(20).filter(Boolean).length).toBeGreaterThanOrEqual(18)
+  })
+})
