@@ -84,6 +84,13 @@ describe('reused human material across sessions of an organization', () => {
         + (select count(*) from session_replay_keys where org_id = ${h.a.orgId}))::int as n`
     )
     expect(seen[0]!.n).toBe(0)
+    // and the tenant role without an organization sees no row at all
+    await h.deps.db.sql.begin(async (tx) => {
+      await tx`select set_config('role', 'bss_tenant', true)`
+      const [none] = await tx<{ n: number }[]>`
+        select ((select count(*) from session_replay) + (select count(*) from session_replay_keys))::int as n`
+      expect(none!.n).toBe(0)
+    })
   })
 
   it("does not flag another real person's session, nor strokes stitched from people the organization never saw", async () => {
