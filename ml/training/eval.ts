@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
 import { type ScoreResult, judgeEvidence, sessionEvidence, trajectoryFingerprint } from '../../src/scoring/service'
+import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, judgeReuse, replayMaterial, shapeDistance } from '../../src/scoring/replay'
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES } from '../synth/bots'
 import { createRng, deriveSeed } from '../synth/prng'
@@ -36,15 +37,25 @@ const BOTS_PER_FAMILY = 200
 const started = performance.now()
 const progress = (s: string) => console.error(`[${((performance.now() - started) / 1000).toFixed(0)} s] ${s}`)
 
-const score = (model: M4Model, signals: readonly Signal[], replayed = false): ScoreResult =>
+/** `replayed`: the exact fingerprint seen before; `reused`: the cross-session store's judgement (replay.ts), as ingest passes them */
+const score = (model: M4Model, signals: readonly Signal[], replayed = false, reused?: ReuseJudgement): ScoreResult =>
   judgeEvidence(
     model,
     sessionEvidence({
       signals,
       clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
       replayed,
+      reused: reused && { strokes: reused.strokesReused, typing: reused.typingReused },
     })
   )
+
+// The cross-session store: replay.ts's pure functions and its in-memory store, whose candidate rule is the
+// SQL store's (modules/ingest/replay-store.ts). Sessions go in one by one as ingest scores them.
+const EVAL_ORG = '00000000-0000-4000-8000-0000000e7a11'
+/** sessions in order through one organization's store: each judged against those before it, then stored */
+const throughStore = (sessions: readonly (readonly Signal[])[], store = new MemoryReplayStore(), first = 0): ReuseJudgement[] =>
+  sessions.map((s, i) => store.judgeAndAdd(EVAL_ORG, `s${first + i}`, first + i, replayMaterial(s)))
+const isReused = (j: ReuseJudgement) => j.strokesReused || j.typingReused
 
 const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(1)} %` : '–')
 const median = (a: number[]) => {
@@ -208,6 +219,16 @@ for (const src of sources) {
     continue
   }
   const sessions = src.sessions(EVAL_SEED).slice(0, BOTS_PER_FAMILY)
+  if (src.family === 'stitched_human') {
+    // one bot farm: its sessions in order into one organization's store (the first ones cannot be caught this way)
+    const judged = throughStore(sessions)
+    botRow(
+      src.family,
+      'generator (ml/generators), trees + cross-session store (the sessions in order, one organization)',
+      sessions.map((s, i) => score(model, s, false, judged[i]))
+    )
+    continue
+  }
   botRow(
     src.family,
     src.source === 'synth' ? 'synthetic (ml/synth)' : 'generator (ml/generators)',
@@ -222,28 +243,32 @@ for (const family of ['teleport', 'empty'] as const) {
   botRow(family, 'synthetic (ml/synth), *rules*', res)
 }
 for (const g of generated.filter((g) => g.kind === 'bot' && g.modality === 'keyboard')) {
-  const res = Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
-    score(familyModel(g.name), g.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}`, i))))
-  )
-  // a family that is human one session at a time (a replayed real rhythm) can only be caught across sessions
+  const sessions = Array.from({ length: BOTS_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}`, i))))
+  // a family that is human one session at a time (a replayed real rhythm) can only be caught across sessions:
+  // its sessions in order through one organization's store
+  const judged = g.crossSessionOnly ? throughStore(sessions) : null
   botRow(
     g.name,
     g.crossSessionOnly
-      ? 'generator (ml/generators), *rules*; human per session, only catchable across sessions'
+      ? 'generator (ml/generators), *rules* + cross-session store (the sessions in order, one organization)'
       : 'generator (ml/generators), *rules*',
-    res
+    sessions.map((s, i) => score(familyModel(g.name), s, false, judged?.[i]))
   )
 }
 // replays: the trajectory fingerprint of an earlier session in the same organization (ingest's lookup)
 {
   const res: ScoreResult[] = []
+  // each source is stored first (scored when it arrived), then its replay is judged
+  const store = new MemoryReplayStore()
   for (let i = 0; i < BOTS_PER_FAMILY; i++) {
     const rng = createRng(deriveSeed(EVAL_SEED, 'replay', i))
     const { signals, source } = (await import('../synth/bots')).replaySession(rng)
     const fp = trajectoryFingerprint(source)
-    res.push(score(familyModel('replay'), signals, fp !== null && fp === trajectoryFingerprint(signals)))
+    store.add(EVAL_ORG, `source${i}`, 2 * i, replayMaterial(source))
+    const reused = store.judgeAndAdd(EVAL_ORG, `replay${i}`, 2 * i + 1, replayMaterial(signals))
+    res.push(score(familyModel('replay'), signals, fp !== null && fp === trajectoryFingerprint(signals), reused))
   }
-  botRow('replay (of synthetic humans)', 'synthetic (ml/synth), fingerprint', res)
+  botRow('replay (of synthetic humans)', 'synthetic (ml/synth), fingerprint + cross-session store', res)
 }
 try {
   const gen = (await import('../generators/index')) as unknown as {
@@ -252,14 +277,18 @@ try {
   if (gen.replayWithJitter) {
     const sapi = humans.filter((s) => s.source === 'sapimouse')
     const res: ScoreResult[] = []
+    // every real window is in the organization's store first (its visitor came before the bot), then the replays come
+    const store = new MemoryReplayStore()
+    for (const [k, s] of sapi.entries()) store.add(EVAL_ORG, `real${k}`, k, replayMaterial(s.signals))
     for (let i = 0; i < BOTS_PER_FAMILY; i++) {
       const rng = createRng(deriveSeed(EVAL_SEED, 'replay-real', i))
       const src = sapi[rng.int(0, sapi.length - 1)]
       const signals = gen.replayWithJitter(rng, src.signals)
       const fp = trajectoryFingerprint(src.signals)
-      res.push(score(humanModel(src), signals, fp !== null && fp === trajectoryFingerprint(signals)))
+      const reused = store.judgeAndAdd(EVAL_ORG, `replay${i}`, sapi.length + i, replayMaterial(signals))
+      res.push(score(humanModel(src), signals, fp !== null && fp === trajectoryFingerprint(signals), reused))
     }
-    botRow('replayed real human, with jitter', 'generator (ml/generators), fingerprint + trees', res)
+    botRow('replayed real human, with jitter', 'generator (ml/generators), fingerprint + trees + cross-session store', res)
   }
 } catch {}
 line()
@@ -272,6 +301,218 @@ line(
   ).toFixed(4)}. Families with trees: ${trained.length}.`
 )
 line()
+
+// ------------------------------------------------------- reused material
+progress('reused human material across sessions')
+line('### Reused human material across sessions')
+line()
+line(
+  `Bots made of real human movement are human one session at a time; the cross-session store (\`src/scoring/replay.ts\`, the same functions and candidate rule as ingest's SQL store) finds the same strokes (≤ ${SHAPE_MATCH_PX} px RMS, any mirror) or the same typing rhythm in earlier sessions of one organization. Judged reused = \`replayed_strokes\` or \`replayed_typing_rhythm\` (hcs capped at 10, so verdict \`bot\`).`
+)
+line()
+{
+  // real people, all in one organization's store in a random order. DELBOT page windows are left out: they
+  // are the circle files of their setup joined (checked below), so each circle is in once, as its file.
+  const pool = humans.filter((s) => !(s.source === 'delbot' && s.unit === 'page'))
+  const orderRng = createRng(deriveSeed(EVAL_SEED, 'reuse-order', 0))
+  const shuffled = pool
+    .map((s) => ({ s, r: orderRng.next() }))
+    .sort((a, b) => a.r - b.r)
+    .map((x) => x.s)
+  const t0 = performance.now()
+  const judged = throughStore(shuffled.map((s) => s.signals))
+  const perSession = (performance.now() - t0) / shuffled.length
+  const withMaterial = shuffled.filter((s) => {
+    const m = replayMaterial(s.signals)
+    return m.mouse.length + m.touch.length > 0
+  }).length
+  const misses = judged
+    .map((j) => j.nearestMiss)
+    .filter((d) => Number.isFinite(d))
+    .sort((a, b) => a - b)
+  const bySource = (src: string) => shuffled.map((s, i) => ({ s, j: judged[i]! })).filter((x) => x.s.source === src)
+  line('**Real people** (ml/data/real), every session in one organization, random order:')
+  line()
+  line(
+    '| people | sessions | with a distinctive stroke | judged reused | sessions with ≥ 1 stroke matched | closest non-matching strokes (px) |'
+  )
+  line('|---|---:|---:|---:|---:|---|')
+  for (const [label, src] of [
+    ['SapiMouse, 81 people, 60 s windows', 'sapimouse'],
+    ['DELBOT humans, one circle each (5 setups)', 'delbot'],
+  ] as const) {
+    const rows = bySource(src)
+    const m = rows.map((x) => x.j.nearestMiss).filter((d) => Number.isFinite(d))
+    line(
+      `| ${label} | ${rows.length} | ${rows.filter((x) => x.j.strokes > 0).length} | ${rows.filter((x) => isReused(x.j)).length} | ${rows.filter((x) => x.j.strokesMatched > 0).length} | ${m
+        .sort((a, b) => a - b)
+        .slice(0, 3)
+        .map((d) => d.toFixed(1))
+        .join(', ')} |`
+    )
+  }
+  line(
+    `| **all** | ${shuffled.length} | ${withMaterial} | **${judged.filter(isReused).length}** | ${judged.filter((j) => j.strokesMatched > 0).length} | ${misses
+      .slice(0, 5)
+      .map((d) => d.toFixed(1))
+      .join(', ')} |`
+  )
+  line()
+  {
+    // every pair of sessions, not only those the keys bring together: each session judged against all the others
+    const materials = shuffled.map((s, i) => ({ id: `s${i}`, material: replayMaterial(s.signals) }))
+    let closest = Number.POSITIVE_INFINITY
+    let within = 0
+    for (const [i, m] of materials.entries()) {
+      const j = judgeReuse(EVAL_ORG, m.material, [...materials.slice(0, i), ...materials.slice(i + 1)])
+      closest = Math.min(closest, j.nearestMiss)
+      within += j.strokesMatched
+    }
+    line(
+      `The closest non-matching strokes above are among the candidates the keys found. Every pair of the ${shuffled.length} sessions compared instead (exhaustively): strokes within ${SHAPE_MATCH_PX} px of a stroke of another session: **${within}**; the closest two strokes of different sessions are ${closest.toFixed(1)} px apart.`
+    )
+    line()
+  }
+  // why no same-user pair had to be excluded, and why DELBOT pages were
+  let sameUser = Number.POSITIVE_INFINITY
+  const sapiUsers = new Map<string, RealSession[]>()
+  for (const s of humans.filter((x) => x.source === 'sapimouse')) sapiUsers.set(s.user, [...(sapiUsers.get(s.user) ?? []), s])
+  for (const windows of sapiUsers.values()) {
+    const shapes = windows.map((w) => replayMaterial(w.signals).mouse)
+    for (let a = 0; a < shapes.length; a++)
+      for (let b = a + 1; b < shapes.length; b++)
+        for (const p of shapes[a]!) for (const q of shapes[b]!) sameUser = Math.min(sameUser, shapeDistance(p, q))
+  }
+  let pageStrokes = 0
+  let pageCopies = 0
+  for (const page of humans.filter((x) => x.source === 'delbot' && x.unit === 'page')) {
+    const circles = humans
+      .filter((x) => x.family === page.family && x.unit === 'trajectory')
+      .flatMap((x) => {
+        const m = replayMaterial(x.signals)
+        return [...m.mouse, ...m.touch]
+      })
+    const m = replayMaterial(page.signals)
+    for (const p of [...m.mouse, ...m.touch]) {
+      pageStrokes++
+      if (circles.some((q) => shapeDistance(p, q) <= 0.5)) pageCopies++
+    }
+  }
+  line(
+    `No pair had to be excluded: the windows of one SapiMouse user do not overlap (their closest strokes across windows are ${sameUser.toFixed(1)} px apart), and pairs of one person count as any other pair (the DELBOT circles of one setup are one person drawing the same circle again and again). Left out: the ${humans.filter((x) => x.source === 'delbot' && x.unit === 'page').length} DELBOT page windows, because ${pageCopies} of their ${pageStrokes} distinctive strokes are the very circles of their setup's files (within 0.5 px): the same recording twice, which the store rightly calls reused. The in-memory store took ${perSession.toFixed(1)} ms per session here (judge and store).`
+  )
+  line()
+  // typists: synthetic sessions to the real figures (no real typing recordings), all in one organization
+  if (typist) {
+    const sessions = Array.from({ length: 1000 }, (_, i) => typist.make(createRng(deriveSeed(EVAL_SEED, 'typist', i))))
+    const tj = throughStore(sessions)
+    const best = Math.max(...tj.map((j) => j.latenciesMatched))
+    line(
+      `Typing: the 1,000 **synthetic** typists generated to the real figures (real typing recordings are not in ml/data), all in one organization: judged reused **${tj.filter(isReused).length}**; the best alignment of any two of them matched ${best} latencies within 8 ms (the rule needs 24 *and* 70 % of the compared ones; ${tj.filter((j) => j.latenciesMatched >= 24).length} sessions reached 24 matched latencies at ≤ ${Math.max(
+        0,
+        ...tj.filter((j) => j.latenciesMatched >= 24).map((j) => Math.round((100 * j.latenciesMatched) / j.latenciesCompared))
+      )} %).`
+    )
+    line()
+  }
+}
+{
+  line(
+    '**Bots made of recorded human material**, each a stream of sessions into one organization, judged in order. "1–10" = the first ten sessions of the stream, and so on: the first sessions of a fresh corpus have nothing to be found in.'
+  )
+  line()
+  line('| stream | material | sessions | judged reused: 1–10 | 11–50 | 51–200 | all | verdict bot, all |')
+  line('|---|---|---:|---:|---:|---:|---:|---:|')
+  const streamRow = (name: string, material: string, sessions: Signal[][], model: M4Model, store = new MemoryReplayStore(), first = 0) => {
+    const judged = throughStore(sessions, store, first)
+    const share = (from: number, to: number) => {
+      const part = judged.slice(from, to)
+      return part.length ? pct(part.filter(isReused).length, part.length) : '–'
+    }
+    const bots = sessions.filter((s, i) => score(model, s, false, judged[i]).verdict === 'bot').length
+    line(
+      `| ${name} | ${material} | ${sessions.length} | ${share(0, 10)} | ${share(10, 50)} | ${share(50, 200)} | ${pct(judged.filter(isReused).length, judged.length)} | ${pct(bots, sessions.length)} |`
+    )
+  }
+  const stitchGen = (await import('../generators/index')) as unknown as {
+    stitchStrokes: (rng: ReturnType<typeof createRng>, s: Signal[][], o: { people: string[] }) => Signal[]
+    replayWithJitter: (rng: ReturnType<typeof createRng>, s: Signal[]) => Signal[]
+  }
+  const corpus = humans.filter((s) => s.source === 'sapimouse' && humanFold(s) === 0)
+  const farm = Array.from({ length: 200 }, (_, i) => {
+    const rng = createRng(deriveSeed(EVAL_SEED, 'stitch-farm', i))
+    const pick = Array.from({ length: 8 }, () => corpus[rng.int(0, corpus.length - 1)]!)
+    return stitchGen.stitchStrokes(
+      rng,
+      pick.map((s) => s.signals),
+      { people: pick.map((s) => s.user) }
+    )
+  })
+  const people = new Set(corpus.map((s) => s.user)).size
+  const stitchModel = familyModel('stitched_human')
+  streamRow(
+    'stitched strokes, fresh corpus',
+    `SapiMouse fold 0: ${people} people, ${corpus.length} windows, never in the organization`,
+    farm,
+    stitchModel
+  )
+  {
+    // the corpus was recorded on this organization's own pages: its people's sessions are in the store first
+    const store = new MemoryReplayStore()
+    const seeded = throughStore(
+      corpus.map((s) => s.signals),
+      store
+    )
+    streamRow(
+      'stitched strokes, corpus recorded on this site',
+      `the same corpus, its ${seeded.length} real sessions stored first`,
+      farm,
+      stitchModel,
+      store,
+      seeded.length
+    )
+  }
+  const sapi = humans.filter((s) => s.source === 'sapimouse')
+  const replays = Array.from({ length: 200 }, (_, i) => {
+    const rng = createRng(deriveSeed(EVAL_SEED, 'replay-stream', i))
+    return stitchGen.replayWithJitter(rng, sapi[rng.int(0, sapi.length - 1)]!.signals)
+  })
+  streamRow(
+    'replayed real windows, with jitter, sources not stored',
+    `SapiMouse windows picked at random (${sapi.length})`,
+    replays,
+    familyModel('stitched_human')
+  )
+  {
+    const store = new MemoryReplayStore()
+    for (const [k, s] of sapi.entries()) store.add(EVAL_ORG, `real${k}`, k, replayMaterial(s.signals))
+    streamRow(
+      'replayed real windows, with jitter, sources stored first',
+      `the same, every window stored first`,
+      replays,
+      familyModel('stitched_human'),
+      store,
+      sapi.length
+    )
+  }
+  const rhythm = generated.find((g) => g.name === 'typing_replayed_rhythm')
+  if (rhythm) {
+    const plain = Array.from({ length: 200 }, (_, i) => rhythm.make(createRng(deriveSeed(EVAL_SEED, 'rhythm-stream', i))))
+    streamRow('typing_replayed_rhythm', 'five recorded rhythms (synthetic typists), replayed to the ms', plain, familyModel(rhythm.name))
+    const jittered = plain.map((s, i) => {
+      const rng = createRng(deriveSeed(EVAL_SEED, 'rhythm-jitter', i))
+      const sd = rng.uniform(0.5, 3)
+      return s.map((e) => ({ ...e, t: Math.round(e.t + rng.normal(0, sd)) })).sort((a, b) => a.t - b.t)
+    })
+    streamRow(
+      'typing_replayed_rhythm, with jitter',
+      'the same, every key event moved by N(0, 0.5–3 ms)',
+      jittered,
+      familyModel(rhythm.name)
+    )
+  }
+  line()
+}
 
 // ----------------------------------------------------------- calibration
 progress('calibration')

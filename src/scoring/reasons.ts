@@ -15,6 +15,10 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   timestamps_non_monotonic: 'Event times go backwards between batches: the recording was reordered or forged.',
   impossible_speed: 'The pointer jumped across the screen faster than a hand can move it, on many of its moves.',
   replayed_trajectory: 'The pointer path is the same as an earlier session of your organization: a recording played back.',
+  replayed_strokes:
+    'Several pointer or touch strokes are the same, to a few pixels, as strokes of earlier sessions of your organization: recorded human movement played back or stitched together.',
+  replayed_typing_rhythm:
+    'The typing rhythm repeats, to a few milliseconds, the rhythm of an earlier session of your organization: a recorded typist played back.',
   features_out_of_range: 'The browser sent summary values no real recording produces.',
   features_inconsistent: 'The browser sent statistics about events that it says never happened.',
   invalid_features: 'The browser sent a malformed summary (not 34 numbers), so nothing could be judged.',

@@ -33,6 +33,8 @@ export interface SessionScoreInput {
   clientFeatures: readonly number[]
   /** ingest found the same trajectory fingerprint in another session of the org */
   replayed?: boolean
+  /** ingest found the session's strokes or typing rhythm in earlier sessions of the org (replay.ts) */
+  reused?: { strokes: boolean; typing: boolean }
 }
 
 /**
@@ -67,6 +69,8 @@ export type VerdictThresholds = { botBelow: number; humanAbove: number }
 export const DEFAULT_THRESHOLDS: VerdictThresholds = { botBelow: 30, humanAbove: 70 }
 
 const REPLAYED: Finding = { code: 'replayed_trajectory', cap: 10 }
+const REUSED_STROKES: Finding = { code: 'replayed_strokes', cap: 10 }
+const REUSED_TYPING: Finding = { code: 'replayed_typing_rhythm', cap: 10 }
 
 export function verdictFor(hcs: number, enoughInteraction: boolean, t: VerdictThresholds = DEFAULT_THRESHOLDS): Verdict {
   if (!enoughInteraction) return 'insufficient_data'
@@ -144,8 +148,8 @@ function foreignEvidence(features: readonly number[], extra: readonly Finding[])
 
 /** everything scoreSession checks, without the model (evaluation scores it with other models) */
 export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
-  const { signals, clientFeatures, replayed } = input
-  const extra = replayed ? [REPLAYED] : []
+  const { signals, clientFeatures, replayed, reused } = input
+  const extra = [...(replayed ? [REPLAYED] : []), ...(reused?.strokes ? [REUSED_STROKES] : []), ...(reused?.typing ? [REUSED_TYPING] : [])]
   if (signals.length === 0) {
     const untrusted = isFeatureVector(clientFeatures) ? untrustedVectorFinding(clientFeatures[F.untrusted_share]) : undefined
     return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)

@@ -2,7 +2,7 @@ import type { Signal } from '../../../scoring/signals'
 import type { Sql, Tx } from '../../platform/db'
 import { unpackSignals } from './codec'
 
-/** The only file that names sessions, session_batches and session_verdict_days in SQL. */
+/** The only file that names sessions, session_batches, session_verdict_days, session_replay and session_replay_keys in SQL. */
 
 /** A stored batch's signals: packed (0012), or JSONB written before it; null once purged. */
 type StoredSignals = { signals: Signal[] | null; packed: Uint8Array | null }
@@ -157,9 +157,10 @@ export async function staleSessions(sql: Sql, quietSince: Date, limit: number): 
 
 // ---- Time partitions of session_batches (0013): one per UTC day of the sessions' start ----
 
-/** Creates the partition of each day (YYYY-MM-DD) that does not exist yet. Needs the owner role, not bss_tenant. */
+/** Creates the partition of each day (YYYY-MM-DD) that does not exist yet, of session_batches and session_replay. Needs the owner role, not bss_tenant. */
 export async function addBatchPartitions(sql: Sql, days: string[]): Promise<void> {
-  await sql`select session_batches_add_partition(d::date) from unnest(${days}::text[]) d`
+  // session_replay (0020, replay-store.ts) is partitioned alike, so its days come and go with these
+  await sql`select session_batches_add_partition(d::date), session_replay_add_partition(d::date) from unnest(${days}::text[]) d`
 }
 
 /** The days (YYYY-MM-DD) that have a partition, oldest first. */
@@ -169,14 +170,16 @@ export async function batchPartitionDays(sql: Sql): Promise<string[]> {
 }
 
 /**
- * Drops the partition of one day (its batches' raw signals, counts and hashes). A short lock timeout:
+ * Drops the partition of one day (its batches' raw signals, counts and hashes, and the replay material
+ * derived from them). A short lock timeout:
  * dropping needs a moment of exclusive access to session_batches, and ingest must not queue behind it;
  * a drop that times out is tried again on the next run. true when a partition was dropped.
  */
 export async function dropBatchPartition(sql: Sql, day: string): Promise<boolean> {
   return sql.begin(async (tx) => {
     await tx`set local lock_timeout = '2s'`
-    const [row] = await tx<{ dropped: boolean }[]>`select session_batches_drop_partition(${day}::date) as dropped`
+    const [row] = await tx<{ dropped: boolean }[]>`
+      select session_batches_drop_partition(${day}::date) as dropped, session_replay_drop_partition(${day}::date) as replay`
     return row!.dropped
   })
 }
@@ -349,3 +352,50 @@ export async function batchesOf(tx: Tx, orgId: string, sessionIds: string[]): Pr
 
 /** findSession under its earlier name (tests/web/demo-result-rls.test.ts reads it). */
 export const findScoredSession = findSession
+
+// ---- Reused material (0020): the replay store's statements; the rule is in replay-store.ts ----
+
+/**
+ * The organization's other sessions that started no later than this one and share a key with it, and
+ * how many keys each shares, most first (ties: by session id), at most `limit`: one primary-key probe
+ * per key in each day partition.
+ */
+export function replayKeyMatches(
+  tx: Tx,
+  orgId: string,
+  sessionId: string,
+  keys: number[],
+  limit: number
+): Promise<{ session_id: string; shared: number }[]> {
+  return tx<{ session_id: string; shared: number }[]>`
+    select k.session_id, count(*)::int as shared from session_replay_keys k
+    where k.org_id = ${orgId} and k.key = any(${keys}::bigint[]) and k.session_id <> ${sessionId}
+      and k.session_started_at <= ${startOf(tx, orgId, sessionId)}
+    group by k.session_id
+    order by shared desc, k.session_id
+    limit ${limit}`
+}
+
+/** The stored material of these sessions of the organization. */
+export function replayMaterials(tx: Tx, orgId: string, sessionIds: string[]): Promise<{ session_id: string; material: Uint8Array }[]> {
+  return tx<{ session_id: string; material: Uint8Array }[]>`
+    select session_id, material from session_replay where org_id = ${orgId} and session_id = any(${sessionIds}::uuid[])`
+}
+
+/**
+ * Stores (or replaces: a later score covers more batches) the session's material and adds its keys, in
+ * its start day's partitions. One statement.
+ */
+export async function storeReplayMaterial(tx: Tx, orgId: string, sessionId: string, keys: number[], material: Uint8Array): Promise<void> {
+  await tx`
+    with s as (
+      select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId}
+    ), m as (
+      insert into session_replay (org_id, session_id, session_started_at, material)
+      select ${orgId}, ${sessionId}, s.first_seen_at, ${material} from s
+      on conflict (org_id, session_id, session_started_at) do update set material = excluded.material
+    )
+    insert into session_replay_keys (org_id, key, session_id, session_started_at)
+    select ${orgId}, k, ${sessionId}, s.first_seen_at from s, unnest(${keys}::bigint[]) k
+    on conflict do nothing`
+}

@@ -9,6 +9,7 @@ import type { IngestBody } from './model'
 import { packSignals } from './codec'
 import * as repo from './repo'
 import type { GroupCommit, KnownSessions, ScoringRuns, SessionQueue } from './queue'
+import { findReuse, sessionMaterial, storeMaterial } from './replay-store'
 import { fingerprint, score } from './scoring'
 
 /** A session takes batches for this long after its first one. */
@@ -292,15 +293,24 @@ async function readOrScore(db: Db, orgId: string, sessionId: string, now: Date):
 async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: repo.ScoringInput, now: Date): Promise<SessionResult | null> {
   const signals = sessionSignals(input)
   const print = fingerprint(signals)
-  // Replay is judged when the score is computed, against the organization's fingerprints stored by then;
-  // the verdict with the organization's thresholds as they are now (a change applies from then on).
-  const [replayed, thresholds] = await db.tenant(orgId, (tx) =>
-    Promise.all([repo.fingerprintSeenElsewhere(tx, orgId, print, sessionId), getThresholds(tx, orgId)])
+  const material = sessionMaterial(orgId, signals)
+  // Replay is judged when the score is computed, against the organization's fingerprints and reused
+  // material (replay-store.ts) stored by then; the verdict with the organization's thresholds as they
+  // are now (a change applies from then on).
+  const [replayed, thresholds, reused] = await db.tenant(orgId, (tx) =>
+    Promise.all([
+      repo.fingerprintSeenElsewhere(tx, orgId, print, sessionId),
+      getThresholds(tx, orgId),
+      findReuse(tx, orgId, sessionId, material),
+    ])
   )
-  const scored = score({ signals, clientFeatures: input.clientFeatures, replayed }, thresholds)
-  const row = await db.tenant(orgId, (tx) =>
-    repo.storeScore(tx, { orgId, sessionId, batches: input.batches, fingerprint: print, now, scored })
-  )
+  const scored = score({ signals, clientFeatures: input.clientFeatures, replayed, reused }, thresholds)
+  const row = await db.tenant(orgId, async (tx) => {
+    const stored = await repo.storeScore(tx, { orgId, sessionId, batches: input.batches, fingerprint: print, now, scored })
+    // the material goes with the score that read it: a score that lost the race stores nothing
+    if (stored) await storeMaterial(tx, orgId, sessionId, material)
+    return stored
+  })
   return row ? toResult(row, { batches: input.batches, signals: input.signalCount }) : null
 }
 
