@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import fc from 'fast-check'
 import * as v from 'valibot'
 import { humanSession } from '../../ml/synth/human'
@@ -74,6 +75,15 @@ describe('packed signals (session_batches.packed)', () => {
     expectIdentical(unpackSignals(packed), signals)
     expect(packed.length).toBeLessThan(JSON.stringify(signals).length / 4)
     console.log(`2,000 human signals: JSON ${JSON.stringify(signals).length} B, packed ${packed.length} B`)
+  })
+
+  it('reads batches stored before the switch to Bun.deflateSync (node:zlib deflateRawSync), exactly', () => {
+    const rng = createRng(5)
+    const signals = humanSession(rng).map((s) => v.parse(SignalEvent, s) as Signal)
+    const packed = packSignals(signals)
+    // The same columns deflated the former way: the version byte, then node:zlib's raw deflate.
+    const old = deflateRawSync(inflateRawSync(packed.subarray(1)), { level: 1 })
+    expectIdentical(unpackSignals(Uint8Array.of(packed[0]!, ...old)), signals)
   })
 
   it('an empty batch round-trips', () => {
