@@ -17,6 +17,7 @@ import { extractFeatures } from '../src/scoring/features'
 import type { Signal } from '../src/scoring/signals'
 import { findReuse, sessionMaterial } from '../src/server/modules/ingest/replay-store'
 import { createHarness } from '../tests/helpers/harness'
+import { makeBatch } from '../tests/ingest/support'
 
 const h = await createHarness()
 const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
@@ -24,13 +25,7 @@ const corpus = sapi.filter((s) => humanFold(s) === 0)
 const quantile = (a: number[], q: number) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(q * a.length))]!
 
 async function send(signals: readonly Signal[]) {
-  const body = {
-    session_id: crypto.randomUUID(),
-    sdk_type: 'web',
-    captured_at: h.clock.now().toISOString(),
-    signals,
-    features: extractFeatures(signals),
-  }
+  const body = makeBatch(h, { signals, features: extractFeatures(signals) })
   const t = performance.now()
   const res = await h.json('POST', '/v1/ingest', { body, headers: { 'x-api-key': h.a.secretKey } })
   const ms = performance.now() - t

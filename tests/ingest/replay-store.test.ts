@@ -7,7 +7,7 @@ import type { Signal } from '../../src/scoring/signals'
 import { purgeOldSignals } from '../../src/server/modules/ingest/service'
 import fixture from '../fixtures/scoring/sapimouse-mouse-only.json'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
-import { ingest, midMonth, withKey } from './support'
+import { ingest, makeBatch, midMonth, withKey } from './support'
 
 // Cross-session reuse of real human material (issue 13, replay-store.ts, migration 0020), through
 // POST /v1/ingest and GET /v1/session on the test database (PGlite, or PostgreSQL with TEST_DATABASE_URL).
@@ -24,13 +24,7 @@ const REUSE_CODES = ['replayed_strokes', 'replayed_typing_rhythm']
 
 /** one session of one batch, scored by the secret key's answer; the clock moves on a minute after it */
 async function send(org: SeededOrg, signals: readonly Signal[]) {
-  const body = {
-    session_id: crypto.randomUUID(),
-    sdk_type: 'web',
-    captured_at: h.clock.now().toISOString(),
-    signals,
-    features: extractFeatures(signals),
-  }
+  const body = makeBatch(h, { signals, features: extractFeatures(signals) })
   const res = await ingest(h, org.secretKey, body)
   expect(res.status).toBe(200)
   h.clock.advance(60_000)
