@@ -217,8 +217,8 @@ async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<(Written | ApiE
 }
 
 /**
- * Appends one batch to its session. Creating a session and counting it toward the month (usage's
- * claimSessions) happen in one transaction, so any number of instances never exceed the plan.
+ * Appends one batch to its session. Creating a session and counting it toward the month
+ * (usage_claim_sessions, inside ingest_write_group, sql/0014) happen in one transaction, so any number of instances never exceed the plan.
  * Batches of one session are written one at a time through `lanes.queue` (no connection is held while
  * waiting), and batches of different sessions share transactions through `lanes.writer` (group
  * commit) when given. The session's score is computed only when `withResult` (a secret key: its
