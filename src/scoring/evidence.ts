@@ -150,12 +150,12 @@ function clickEvidence(presses: number): Evidence | null {
   return { modality: 'clicks', z: presses >= 3 ? -4 : -1.5, codes: ['click_without_movement'] }
 }
 
-/** every modality's evidence of a session with stored signals */
 /** a pointer judged on a clock this coarse (resistFingerprinting: 100 ms) may make a session suspicious, never a bot */
 export const POINTER_COARSE_CLOCK_MS = 50
 /** log-odds of hcs 31: just above the bot threshold */
 const COARSE_CLOCK_FLOOR = Math.log(0.31 / 0.69)
 
+/** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
   if (f.pointer) {

@@ -6,6 +6,7 @@
 // Pure functions: the ingest module's store (modules/ingest/replay-store.ts)
 // and `npm run eval`'s in-memory store both call them, so both judge alike.
 // docs/scoring.md, "Reused human material", has the rule and the measurements.
+import { touchStrokes } from './fingerprint'
 import type { Signal } from './signals'
 
 // ----------------------------------------------------------------- strokes
@@ -33,50 +34,39 @@ export const DISTINCTIVE = {
 export type StrokeShape = Float64Array
 
 /** a stroke as recorded: times (they split mouse strokes) and positions */
-type Raw = { t: number[]; x: number[]; y: number[] }
+type Raw = { readonly x: ArrayLike<number>; readonly y: ArrayLike<number> }
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /**
  * Mouse strokes: runs of `mm` with a position, ended by a gap over 300 ms,
- * time going back, or a press/release. Touch strokes: one contact `ts` … `te`.
+ * time going back, or a press/release. Touch strokes: one contact `ts` … `te`
+ * (the trajectory fingerprint's `touchStrokes`).
  */
 function rawStrokes(signals: readonly Signal[]): { mouse: Raw[]; touch: Raw[] } {
   const mouse: Raw[] = []
-  const touch: Raw[] = []
-  let m: Raw = { t: [], x: [], y: [] }
-  let tc: Raw = { t: [], x: [], y: [] }
+  let x: number[] = []
+  let y: number[] = []
+  let last: number | undefined
   const closeMouse = () => {
-    if (m.t.length) mouse.push(m)
-    m = { t: [], x: [], y: [] }
-  }
-  const closeTouch = () => {
-    if (tc.t.length) touch.push(tc)
-    tc = { t: [], x: [], y: [] }
+    if (x.length) mouse.push({ x, y })
+    x = []
+    y = []
+    last = undefined
   }
   for (const s of signals) {
     const k = s.k
     if (k === 'md' || k === 'mu') closeMouse()
     else if (k === 'mm') {
       if (!finite(s.x) || !finite(s.y) || !finite(s.t)) continue
-      const last = m.t[m.t.length - 1]
       if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) closeMouse()
-      m.t.push(s.t)
-      m.x.push(s.x)
-      m.y.push(s.y)
-    } else if (k === 'ts' || k === 'tm' || k === 'te') {
-      if (k === 'ts') closeTouch()
-      if (finite(s.x) && finite(s.y)) {
-        tc.t.push(s.t)
-        tc.x.push(s.x)
-        tc.y.push(s.y)
-      }
-      if (k === 'te') closeTouch()
+      last = s.t
+      x.push(s.x)
+      y.push(s.y)
     }
   }
   closeMouse()
-  closeTouch()
-  return { mouse, touch }
+  return { mouse, touch: touchStrokes(signals) }
 }
 
 /**
@@ -145,7 +135,7 @@ export function bendOf(shape: StrokeShape): number {
 }
 
 function distinctive(raw: Raw, shape: StrokeShape): boolean {
-  return raw.t.length >= DISTINCTIVE.minSamples && pathLength(raw) >= DISTINCTIVE.minPath && bendOf(shape) >= DISTINCTIVE.minBend
+  return raw.x.length >= DISTINCTIVE.minSamples && pathLength(raw) >= DISTINCTIVE.minPath && bendOf(shape) >= DISTINCTIVE.minBend
 }
 
 /** mirror (sx, sy) of a shape: stitchers mirror strokes that would leave the page */
@@ -224,7 +214,7 @@ export function replayMaterial(signals: readonly Signal[]): ReplayMaterial {
   const pick = (strokes: Raw[]) => {
     const out: StrokeShape[] = []
     for (const raw of strokes) {
-      if (raw.t.length < DISTINCTIVE.minSamples) continue
+      if (raw.x.length < DISTINCTIVE.minSamples) continue
       const shape = resample(raw)
       if (distinctive(raw, shape)) out.push(shape)
     }
