@@ -95,6 +95,8 @@ const HARD = -6
 const MILD = -1.5
 const MILD_CAP = -2.2
 const MIN_KEYS = 8
+/** presses before a session without any rollover says something (a p1 typist rolls over about once in 200) */
+const KEY_BY_KEY_MIN = 40
 
 export function keyboardEvidence(s: TypingStats): Evidence | null {
   if (s.downs < MIN_KEYS) return null
@@ -122,6 +124,11 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
   else if (s.burstShare > 0.25) mild.add('typing_event_burst')
   // key downs without any key up: no keyboard does that
   if (s.ups === 0) hard.add('typing_no_key_up')
+  // Two figures below the real 1st percentile together: not one press of 40 overlaps the next (rollover
+  // share p1 0.005) and the rhythm or the holds steadier than any real typist's. Steady typists are the
+  // skilled ones, and they roll over most (136M Keystrokes), so this is a loop that types key by key.
+  if (s.downs >= KEY_BY_KEY_MIN && s.rollover === 0 && (mild.has('typing_fixed_rhythm') || mild.has('typing_identical_holds')))
+    hard.add('typing_key_by_key')
   if (hard.size) return { modality: 'keyboard', z: HARD * hard.size, codes: [...hard, ...mild] }
   // alone, natural typing reaches human_verified (z ≥ 0.85) from MIN_KEYS keys on
   const human = Math.min(1.8, 0.9 + s.downs / 40)

@@ -40,6 +40,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   typing_too_fast: 'Keys were pressed faster than people type.',
   typing_event_burst: 'Many key events arrived at the same instant, as when a script types.',
   typing_no_key_up: 'Keys were pressed but never released, which no keyboard does.',
+  typing_key_by_key:
+    'Every key was released before the next was pressed, at a steadier rhythm than real typists keep: a loop typing key by key.',
   scroll_identical_steps: 'The page was scrolled in identical steps at a fixed rhythm, like a script.',
   touch_contact_constant: 'Every touch had exactly the same size and pressure (some phones do this, so it counts only a little).',
   click_without_movement: 'The mouse clicked without ever moving, as a script’s click does.',
@@ -122,6 +124,9 @@ function typingDetail(code: string, f: SessionFeatures): string | null {
       return `${pct(k.burstShare)} of key-event gaps under 2 ms over ${keys}; real typists: ≤ 11 % (99th percentile)`
     case 'typing_no_key_up':
       return `${keys} pressed, ${fmt(k.ups)} released`
+    case 'typing_key_by_key':
+      if (!ok(k.latencyCv) || !ok(k.holdCv)) return null
+      return `${keys}, none pressed before the previous one was released; latencies CV ${fmt(k.latencyCv, 2)}, holds CV ${fmt(k.holdCv, 2)}; real typists: some rollover (1st percentile 0.5 % of presses), CV ≥ 0.49 / 0.21 (1st percentile)`
   }
   return null
 }

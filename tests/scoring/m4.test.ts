@@ -148,6 +148,20 @@ describe('keyboard rules against the real figures', () => {
     expect(keyboardEvidence({ ...base, latencyCv: 0.05 })!.codes).toContain('typing_fixed_rhythm')
     expect(keyboardEvidence({ ...base, ups: 0 })!.z).toBeLessThan(-3)
   })
+  it('key by key (no rollover over 40 presses) is bot evidence only with a rhythm or holds below the real 1st percentile', () => {
+    const loop = { ...base, downs: 60, rollover: 0 }
+    // each figure alone: at most mild (a person may never roll over, or type steadily)
+    expect(keyboardEvidence(loop)!.z).toBeGreaterThanOrEqual(0)
+    expect(keyboardEvidence({ ...base, downs: 60, latencyCv: 0.3 })!.z).toBeGreaterThanOrEqual(0)
+    expect(keyboardEvidence({ ...base, downs: 60, rollover: 0.01, latencyCv: 0.3 })!.z).toBeGreaterThanOrEqual(0)
+    // both: a loop typing key by key
+    const steady = keyboardEvidence({ ...loop, latencyCv: 0.3 })!
+    expect(steady.z).toBeLessThan(-3)
+    expect(steady.codes).toContain('typing_key_by_key')
+    expect(keyboardEvidence({ ...loop, holdCv: 0.12 })!.codes).toContain('typing_key_by_key')
+    // too few presses for a missing rollover to mean anything
+    expect(keyboardEvidence({ ...loop, downs: 39, latencyCv: 0.3 })!.z).toBeGreaterThanOrEqual(0)
+  })
   it('too few keys: no evidence at all', () => {
     expect(keyboardEvidence({ ...base, downs: 5 })).toBeNull()
   })
