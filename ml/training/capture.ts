@@ -15,6 +15,7 @@ export type Capture =
   | 'rate_120'
   | 'rate_240'
   | 'uneven_delivery'
+  | 'remote_desktop'
 export const CAPTURES: readonly Capture[] = [
   'as_recorded',
   'stripped',
@@ -25,6 +26,7 @@ export const CAPTURES: readonly Capture[] = [
   'rate_120',
   'rate_240',
   'uneven_delivery',
+  'remote_desktop',
 ]
 
 /** without the fields many loggers and Safari do not give: n, ox/oy, sc, tr */
@@ -107,6 +109,17 @@ export function unevenDelivery(signals: readonly Signal[], ms = 6): Signal[] {
   })
 }
 
+/**
+ * A browser inside a remote desktop or virtual desktop: the protocol delivers
+ * the cursor about nine times a second (the Balabit RDP recordings: median
+ * gap 110 ms), on whole pixels and whole milliseconds, stamped a little
+ * unevenly. The page then sees a hand's stroke as a few straight pieces.
+ */
+export function remoteDesktop(signals: readonly Signal[]): Signal[] {
+  const sparse = resampleRate(signals, 9).map((s) => (isPos(s) ? { ...s, x: Math.round(s.x!), y: Math.round(s.y!) } : s))
+  return quantiseTime(unevenDelivery(sparse, 8), 1)
+}
+
 export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
   switch (c) {
     case 'as_recorded':
@@ -127,15 +140,25 @@ export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
       return resampleRate(signals, 240)
     case 'uneven_delivery':
       return unevenDelivery(signals)
+    case 'remote_desktop':
+      return remoteDesktop(signals)
   }
 }
+
+/**
+ * The settings training copies are drawn from: every one but `remote_desktop`, which eval measures
+ * and the sparse-pointer floor of evidence.ts handles. Trained on, it taught the trees that a cursor
+ * set a few times a second is human, and the OS-cursor bots that sleep between steps passed
+ * (docs/scoring.md, m4-2026.11.5).
+ */
+const TRAINED: readonly Capture[] = CAPTURES.filter((c) => c !== 'remote_desktop')
 
 /** a training copy: stripped always, then one capture setting drawn at random (as recorded half the time) */
 export function augment(rng: Rng, signals: readonly Signal[]): Signal[] {
   const stripped = stripOptional(signals)
   const r = rng.next()
   if (r < 0.4) return stripped
-  const c = CAPTURES[2 + Math.floor(rng.next() * (CAPTURES.length - 2))]
+  const c = TRAINED[2 + Math.floor(rng.next() * (TRAINED.length - 2))]
   return applyCapture(stripped, c)
 }
 

@@ -101,6 +101,8 @@ export type SessionFeatures = {
   strokes: number
   /** most counted strokes are touch strokes (a phone or tablet): the pointer evidence uses the touch intercept */
   pointerTouch: boolean
+  /** median gap between a stroke's position samples, ms (NaN without strokes): 4–17 in a browser, about 100 through a remote desktop */
+  pointerSampleMs: number
   keyboard: TypingStats | null
   scroll: ScrollStats | null
   /** touch radius/force readings and their variance; null with fewer than 3 */
@@ -439,12 +441,13 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
 function pointerFeatures(
   signals: readonly Signal[],
   from = 0
-): { features: number[] | null; strokes: number; touch: boolean; moves: number; presses: number } {
+): { features: number[] | null; strokes: number; touch: boolean; moves: number; presses: number; sampleMs: number } {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   let touchStrokes = 0
   const starts: number[] = []
   const ends: number[] = []
+  const gaps: number[] = []
   for (const st of strokes) {
     const s = strokeStats(st)
     if (!s) continue
@@ -452,10 +455,12 @@ function pointerFeatures(
     if (st.touch) touchStrokes++
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
+    for (let i = 1; i < st.t.length && gaps.length < 4000; i++) gaps.push(st.t[i] - st.t[i - 1])
     if (stats.length >= MAX_STROKES) break
   }
   const touch = touchStrokes * 2 > stats.length
-  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses }
+  const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
+  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses, sampleMs }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -517,7 +522,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs }
 }
 
 /** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
@@ -697,6 +702,7 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     pointer: ptr.features,
     strokes: ptr.strokes,
     pointerTouch: ptr.touch,
+    pointerSampleMs: ptr.sampleMs,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

@@ -225,7 +225,7 @@ describe('capture and perturbation helpers', () => {
   })
 })
 
-describe('a pointer on a coarse clock (≥ 50 ms) is never bot evidence on its own', () => {
+describe('a pointer on a coarse clock or sampled sparsely (≥ 50 ms) is never bot evidence on its own', () => {
   // constant-speed straight lines: pointer-only copies of the synthetic family
   const lines = Array.from({ length: 6 }, (_, i) =>
     sessionFor(77, 'linear_constant', i).filter((s) => ['mm', 'md', 'mu', 'c'].includes(s.k))
@@ -238,6 +238,21 @@ describe('a pointer on a coarse clock (≥ 50 ms) is never bot evidence on its o
       expect(pointerZ(s)).toBeLessThan(hcs30)
       expect(pointerZ(applyCapture(s, 'timer_100'))).toBeGreaterThan(hcs30)
     }
+  })
+  it('nor through a remote desktop: a fine clock, but about nine positions a second', () => {
+    let heldUp = 0
+    for (const s of lines) {
+      const rdp = applyCapture(s, 'remote_desktop')
+      const f = sessionFeatures(rdp)
+      expect(f.timing.resolutionMs).toBeLessThan(50)
+      expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+      expect(pointerZ(rdp)).toBeGreaterThan(hcs30)
+      // the trees alone would call it a bot: the floor is what holds
+      if (calibratedLogit(MODEL.pointer, f.pointer!) < hcs30) heldUp++
+    }
+    expect(heldUp).toBeGreaterThan(0)
+    // a browser's own rate is not sparse
+    expect(sessionFeatures(lines[0]).pointerSampleMs).toBeLessThan(50)
   })
 })
 
