@@ -33,7 +33,7 @@ export type SessionRow = {
 const startOf = (tx: Tx, orgId: string, sessionId: string) =>
   tx`(select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId})`
 
-// ---- The write of a group of batches (group commit): one statement, one round trip (sql/0014) ----
+// ---- The write of a group of batches (group commit): one statement, one round trip (sql/0014, 0016) ----
 
 /** One batch of a group, as ingest_write_group takes it. */
 export type GroupRow = {
@@ -43,15 +43,17 @@ export type GroupRow = {
   at: Date
   firstPrint: string | null
   hash: string
+  /** the batch's hash in the form before sql/0016 (over its JSON), given only when the statement asked for it ('legacy') */
+  legacyHash: string | null
   capturedAt: Date
   signalCount: number
   packed: Uint8Array
   features: number[]
 }
 
-/** What ingest_write_group decided for one batch (see sql/0014 for the outcomes). */
+/** What ingest_write_group decided for one batch (see sql/0014 for the outcomes, sql/0016 for 'legacy'). */
 export type GroupOutcome = {
-  outcome: 'stored' | 'counted' | 'retry' | 'closed' | 'full' | 'quota' | 'no_org'
+  outcome: 'stored' | 'counted' | 'retry' | 'legacy' | 'closed' | 'full' | 'quota' | 'no_org'
   accepted: number
   session_signals: number | null
   quota_limit: number
@@ -77,7 +79,7 @@ export function writeBatches(
   return sql<GroupOutcome[]>`
     select * from ingest_write_group(${orgId}::uuid, ${g.month}::date, ${g.windowMs}::int, ${g.maxSignals}::int,
       ${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
-      ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[],
+      ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[], ${rows.map((r) => r.legacyHash)}::text[],
       ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.signalCount)}::int[],
       ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[], ${features}::float8[])`
 }
