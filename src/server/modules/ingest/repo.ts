@@ -74,14 +74,22 @@ export function writeBatches(
   g: { month: string; windowMs: number; maxSignals: number },
   rows: GroupRow[]
 ): Promise<GroupOutcome[]> {
-  const features: number[] = []
-  for (const r of rows) for (const f of r.features) features.push(f)
+  // Parameters go as text (postgres.js): the features as one float8[] literal (numbers need no quoting,
+  // and postgres.js would escape each), the packed bytes as one bytea with each batch's end offset.
+  const features = rows.map((r) => r.features.join(',')).join(',')
+  const ends: number[] = []
+  let end = 0
+  for (const r of rows) ends.push((end += r.packed.length))
+  const packed = Buffer.concat(
+    rows.map((r) => r.packed),
+    end
+  )
   return sql<GroupOutcome[]>`
     select * from ingest_write_group(${orgId}::uuid, ${g.month}::date, ${g.windowMs}::int, ${g.maxSignals}::int,
       ${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
       ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[], ${rows.map((r) => r.legacyHash)}::text[],
       ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.signalCount)}::int[],
-      ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[], ${features}::float8[])`
+      ${packed}::bytea, ${ends}::int[], ${`{${features}}`}::float8[])`
 }
 
 const RESULT_COLUMNS =
