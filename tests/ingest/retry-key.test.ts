@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Signal } from '../../src/scoring/signals'
 import { createPartitionsAhead } from '../../src/server/modules/ingest'
-import { packSignals } from '../../src/server/modules/ingest/codec'
+import { encodeColumns, packSignals } from '../../src/server/modules/ingest/codec'
 import * as repo from '../../src/server/modules/ingest/repo'
 import { SESSION_WINDOW_MS } from '../../src/server/modules/ingest/service'
 import { createHarness, type Harness } from '../helpers/harness'
@@ -50,7 +50,9 @@ describe('the retry key (sql/0016)', () => {
     expect((await ingest(h, h.a.publicKey, batch)).status).toBe(202)
     const keys = await keysOf(h.a.orgId, batch.session_id)
     expect(keys).toHaveLength(1)
-    expect(keys[0]).toMatch(/^p1:[0-9a-f]{64}$/)
+    // SHA-256 of captured_at and the validated events' columns (the packed layout before DEFLATE)
+    const columns = encodeColumns(batch.signals as Signal[])
+    expect(keys[0]).toBe(`p1:${new Bun.CryptoHasher('sha256').update(`${batch.captured_at}\n`).update(columns).digest('hex')}`)
     const counts = await rowCounts(h, h.a)
     expect((await ingest(h, h.a.publicKey, batch)).body).toEqual({ session_id: batch.session_id, accepted: 50 })
     expect(await rowCounts(h, h.a)).toEqual(counts)
