@@ -5,7 +5,7 @@ import * as v from 'valibot'
 import { humanSession } from '../../ml/synth/human'
 import { createRng } from '../../ml/synth/prng'
 import { KEY_CLASSES, SIGNAL_KINDS, type Signal } from '../../src/scoring/signals'
-import { packSignals, unpackSignals } from '../../src/server/modules/ingest/codec'
+import { encodeColumns, packSignals, unpackSignals } from '../../src/server/modules/ingest/codec'
 import { SignalEvent } from '../../src/server/modules/ingest/model'
 
 /** Same keys in the same order and every value identical by Object.is (so −0 ≠ 0, 1 ≠ true). */
@@ -84,6 +84,24 @@ describe('packed signals (session_batches.packed)', () => {
     // The same columns deflated the former way: the version byte, then node:zlib's raw deflate.
     const old = deflateRawSync(inflateRawSync(packed.subarray(1)), { level: 1 })
     expectIdentical(unpackSignals(Uint8Array.of(packed[0]!, ...old)), signals)
+  })
+
+  it('keeps the columns layout byte for byte: the retry key hashes it (sql/0016)', () => {
+    // As the encoder wrote it when sql/0016 made it the retry key. A change here would leave retries of
+    // batches stored before it unrecognised: a new layout needs a new hash form (the old one still accepted).
+    const batch = [
+      { t: 0, k: 'mm', x: 10, y: 20 },
+      { t: 16.5, k: 'mm', x: 12.25, y: -3, p: 0.5, n: 2 },
+      { t: 33, k: 'md', x: 12, y: -0 },
+      { t: 40.123, k: 'kd', kc: 'char', tr: false },
+      { t: 41, k: 'ku', kc: 'enter' },
+      { t: 1e6, k: 's', dy: 0.1 + 0.2, sc: true },
+      { t: 1e6 + 1, k: 's', dy: -120, sc: 0, ox: 3, oy: 4, r: 1 / 3 },
+    ] as Signal[]
+    expect(Buffer.from(encodeColumns(batch)).toString('hex')).toBe(
+      '07000001040506060383050318088408e40a00d1148002b3fa0610f0c2d00710a001921c00c002e80204000000000000008004343333333333d33ff80e00030030405104555555555555d53f200300'
+    )
+    expect(inflateRawSync(packSignals(batch).subarray(1))).toEqual(Buffer.from(encodeColumns(batch)))
   })
 
   it('an empty batch round-trips', () => {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Signal } from '../../src/scoring/signals'
+import { packSignals } from '../../src/server/modules/ingest/codec'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
 import { FEATURES, makeSignals, midMonth, rowCounts, unlimitEnterprise, postIngest } from './support'
 
@@ -95,6 +97,13 @@ describe('group commit', () => {
     const rows = await h.deps.db.sql<{ batch_count: number; signal_count: number }[]>`
       select batch_count, signal_count from sessions where org_id = ${busy.orgId} and session_id in ${h.deps.db.sql(open)}`
     expect(rows.map((r) => [r.batch_count, r.signal_count])).toEqual(Array(6).fill([2, 50]))
+    // Each batch of a shared statement stored its own bytes, exactly (a group's packed bytes go as one parameter).
+    for (const [i, id] of open.entries()) {
+      const sent = [makeSignals(20, 0, i), makeSignals(30, 50_000, i)] as Signal[][]
+      const stored = await h.deps.db.sql<{ packed: Uint8Array }[]>`
+        select packed from session_batches where org_id = ${busy.orgId} and session_id = ${id} order by seq`
+      expect(stored.map((r) => Buffer.from(r.packed).toString('hex'))).toEqual(sent.map((s) => Buffer.from(packSignals(s)).toString('hex')))
+    }
   }, 60_000)
 
   it('writes the other batches of a group that a database error aborted again, one by one', async () => {

@@ -33,7 +33,7 @@ export type SessionRow = {
 const startOf = (tx: Tx, orgId: string, sessionId: string) =>
   tx`(select first_seen_at from sessions where org_id = ${orgId} and session_id = ${sessionId})`
 
-// ---- The write of a group of batches (group commit): one statement, one round trip (sql/0014) ----
+// ---- The write of a group of batches (group commit): one statement, one round trip (sql/0014, 0016) ----
 
 /** One batch of a group, as ingest_write_group takes it. */
 export type GroupRow = {
@@ -43,15 +43,17 @@ export type GroupRow = {
   at: Date
   firstPrint: string | null
   hash: string
+  /** the batch's hash in the form before sql/0016 (over its JSON), given only when the statement asked for it ('legacy') */
+  legacyHash: string | null
   capturedAt: Date
   signalCount: number
   packed: Uint8Array
   features: number[]
 }
 
-/** What ingest_write_group decided for one batch (see sql/0014 for the outcomes). */
+/** What ingest_write_group decided for one batch (see sql/0014 for the outcomes, sql/0016 for 'legacy'). */
 export type GroupOutcome = {
-  outcome: 'stored' | 'counted' | 'retry' | 'closed' | 'full' | 'quota' | 'no_org'
+  outcome: 'stored' | 'counted' | 'retry' | 'legacy' | 'closed' | 'full' | 'quota' | 'no_org'
   accepted: number
   session_signals: number | null
   quota_limit: number
@@ -72,14 +74,22 @@ export function writeBatches(
   g: { month: string; windowMs: number; maxSignals: number },
   rows: GroupRow[]
 ): Promise<GroupOutcome[]> {
-  const features: number[] = []
-  for (const r of rows) for (const f of r.features) features.push(f)
+  // Parameters go as text (postgres.js): the features as one float8[] literal (numbers need no quoting,
+  // and postgres.js would escape each), the packed bytes as one bytea with each batch's end offset.
+  const features = rows.map((r) => r.features.join(',')).join(',')
+  const ends: number[] = []
+  let end = 0
+  for (const r of rows) ends.push((end += r.packed.length))
+  const packed = Buffer.concat(
+    rows.map((r) => r.packed),
+    end
+  )
   return sql<GroupOutcome[]>`
     select * from ingest_write_group(${orgId}::uuid, ${g.month}::date, ${g.windowMs}::int, ${g.maxSignals}::int,
       ${rows.map((r) => r.sessionId)}::uuid[], ${rows.map((r) => r.keyPairId)}::uuid[], ${rows.map((r) => r.sdkType)}::text[],
-      ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[],
+      ${rows.map((r) => r.at.toISOString())}::timestamptz[], ${rows.map((r) => r.firstPrint)}::text[], ${rows.map((r) => r.hash)}::text[], ${rows.map((r) => r.legacyHash)}::text[],
       ${rows.map((r) => r.capturedAt.toISOString())}::timestamptz[], ${rows.map((r) => r.signalCount)}::int[],
-      ${rows.map((r) => Buffer.from(r.packed).toString('hex'))}::text[], ${features}::float8[])`
+      ${packed}::bytea, ${ends}::int[], ${`{${features}}`}::float8[])`
 }
 
 const RESULT_COLUMNS =

@@ -6,7 +6,7 @@ import { ApiError, isDatabaseUnavailable } from '../../platform/errors'
 import { getThresholds } from '../thresholds'
 import { monthQuota, type Quota, quotaExceeded, quotaHeaders } from '../usage'
 import type { IngestBody } from './model'
-import { packSignals } from './codec'
+import { CODEC_VERSION, deflateColumns, encodeColumns } from './codec'
 import * as repo from './repo'
 import type { GroupCommit, KnownSessions, ScoringRuns, SessionQueue } from './queue'
 import { findReuse, sessionMaterial, storeMaterial } from './replay-store'
@@ -69,18 +69,26 @@ type Batch = { signals: Signal[]; packed: Uint8Array; hash: string; month: strin
 /** `mayBeNew`: false when this process knows the session exists, so its batch's own fingerprint is never stored. */
 function prepareBatch({ body, now }: IngestInput, mayBeNew: boolean): Batch {
   const signals = body.signals as Signal[]
-  // The hash stays over the events' JSON, as before packed storage (0012), so a retry of a batch stored before it is still recognised.
-  const json = JSON.stringify(signals)
-  // node:crypto, not the pure-JS sha256 of platform/crypto: a batch can be 1 MiB and this runs on every request.
-  const hash = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(json).digest('hex')
+  const columns = encodeColumns(signals)
+  // The retry key (sql/0016): captured_at and the events' columns, which identify the events as their
+  // JSON did without making it. node:crypto, not the pure-JS sha256 of platform/crypto: this runs on every request.
+  const digest = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(columns).digest('hex')
   return {
     signals,
-    packed: packSignals(signals),
-    hash,
+    packed: deflateColumns(columns),
+    hash: `p${CODEC_VERSION}:${digest}`,
     month: monthStartUtc(now).toISOString().slice(0, 10),
     // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
     firstPrint: mayBeNew ? fingerprint(signals) : null,
   }
+}
+
+/**
+ * The retry key as it was before sql/0016: over captured_at and the events' JSON. Made only for a batch
+ * of a session that holds batches keyed so (stored before 0016, or by an instance running older code).
+ */
+function legacyBatchHash(body: IngestBody): string {
+  return createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(JSON.stringify(body.signals)).digest('hex')
 }
 
 /** 409 for a batch of a session past its 30 minutes. */
@@ -106,10 +114,13 @@ type Written = { accepted: number; quota: Quota }
 /** One batch waiting for its group's transaction. */
 export type WriteJob = { input: IngestInput; batch: Batch; resolve: (w: Written) => void; reject: (e: unknown) => void }
 
-const settle = (jobs: WriteJob[], outcomes: (Written | ApiError)[]) =>
+/** A batch's answer: written (or recognised as a retry), or refused (ApiError), or failed (a legacy batch's second write). */
+type Outcome = Written | Error
+
+const settle = (jobs: WriteJob[], outcomes: Outcome[]) =>
   jobs.forEach((job, i) => {
     const outcome = outcomes[i]!
-    if (outcome instanceof ApiError) job.reject(outcome)
+    if (outcome instanceof Error) job.reject(outcome)
     else job.resolve(outcome)
   })
 
@@ -142,7 +153,7 @@ export async function writeGroup(db: Db, jobs: WriteJob[]): Promise<void> {
     return
   }
   if (jobs.length === 1) return writeAlone(db, jobs[0]!)
-  let outcomes: (Written | ApiError)[]
+  let outcomes: Outcome[]
   try {
     outcomes = await groupWrite(db, jobs)
   } catch (error) {
@@ -166,32 +177,57 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * and move their sessions' counters on, count the new sessions against the month's quota (last: the
  * counter row is locked only until the commit right after) and drop those past the limit. The
  * statement commits on its own before its answer arrives, so every batch answered here is durable.
+ * (A batch of a session holding batches keyed the way before sql/0016 takes a second statement.)
  *
  * Reads no earlier signal and scores nothing, so its cost does not depend on the sessions' length.
  */
-async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<(Written | ApiError)[]> {
+async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<Outcome[]> {
   const jobs = [...unsorted].sort((a, b) => cmp(a.input.body.session_id, b.input.body.session_id))
   const { orgId, now } = jobs[0]!.input
-  const decided = await repo.writeBatches(
+  const group = { month: jobs[0]!.batch.month, windowMs: SESSION_WINDOW_MS, maxSignals: MAX_SESSION_SIGNALS }
+  const rowOf = ({ input, batch }: WriteJob, legacyHash: string | null): repo.GroupRow => ({
+    sessionId: input.body.session_id,
+    keyPairId: input.keyPairId ?? null,
+    sdkType: input.body.sdk_type,
+    at: input.now,
+    firstPrint: batch.firstPrint,
+    hash: batch.hash,
+    legacyHash,
+    capturedAt: input.body.captured_at,
+    signalCount: batch.signals.length,
+    packed: batch.packed,
+    features: input.body.features,
+  })
+  const decided: (repo.GroupOutcome | Error)[] = await repo.writeBatches(
     db.sql,
     orgId,
-    { month: jobs[0]!.batch.month, windowMs: SESSION_WINDOW_MS, maxSignals: MAX_SESSION_SIGNALS },
-    jobs.map(({ input, batch }) => ({
-      sessionId: input.body.session_id,
-      keyPairId: input.keyPairId ?? null,
-      sdkType: input.body.sdk_type,
-      at: input.now,
-      firstPrint: batch.firstPrint,
-      hash: batch.hash,
-      capturedAt: input.body.captured_at,
-      signalCount: batch.signals.length,
-      packed: batch.packed,
-      features: input.body.features,
-    }))
+    group,
+    jobs.map((job) => rowOf(job, null))
   )
-  const outcomes = new Map<WriteJob, Written | ApiError>()
+  // Sessions holding batches keyed the old way (sql/0016) wrote nothing for these batches: written again,
+  // in one more statement, with the old key too, so a retry of such a batch is still recognised. The first
+  // statement has committed, so a failure here is these batches' alone.
+  const legacy = jobs.flatMap((_job, i) => ((decided[i] as repo.GroupOutcome).outcome === 'legacy' ? [i] : []))
+  if (legacy.length) {
+    const again = await repo
+      .writeBatches(
+        db.sql,
+        orgId,
+        group,
+        legacy.map((i) => rowOf(jobs[i]!, legacyBatchHash(jobs[i]!.input.body)))
+      )
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+    legacy.forEach((i, k) => {
+      decided[i] = again instanceof Error ? again : again[k]!
+    })
+  }
+  const outcomes = new Map<WriteJob, Outcome>()
   jobs.forEach((job, i) => {
     const d = decided[i]!
+    if (d instanceof Error) {
+      outcomes.set(job, d)
+      return
+    }
     const quota = monthQuota(d.quota_limit, d.quota_used, now)
     switch (d.outcome) {
       case 'stored':
@@ -208,6 +244,10 @@ async function groupWrite(db: Db, unsorted: WriteJob[]): Promise<(Written | ApiE
         break
       case 'quota':
         outcomes.set(job, quotaExceeded(quota))
+        break
+      case 'legacy':
+        // given the old key, the statement never asks for it again
+        outcomes.set(job, new Error('ingest_write_group asked for the legacy hash of a batch that had it'))
         break
       default:
         outcomes.set(job, new ApiError('unauthorized', 'the organization no longer exists'))
