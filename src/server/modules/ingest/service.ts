@@ -66,17 +66,22 @@ type IngestInput = { orgId: string; keyPairId?: string; now: Date; body: IngestB
 /** What is computed from the request alone, before any query: O(batch), never O(session). */
 type Batch = { signals: Signal[]; packed: Uint8Array; hash: string; month: string; firstPrint: string | null }
 
+/**
+ * SHA-256 of a batch's captured_at and its events in some exact form: both key forms are made so.
+ * node:crypto, not the pure-JS sha256 of platform/crypto: this runs on every request.
+ */
+const batchDigest = (capturedAt: Date, events: string | Uint8Array) =>
+  createHash('sha256').update(capturedAt.toISOString()).update('\n').update(events).digest('hex')
+
 /** `mayBeNew`: false when this process knows the session exists, so its batch's own fingerprint is never stored. */
 function prepareBatch({ body, now }: IngestInput, mayBeNew: boolean): Batch {
   const signals = body.signals as Signal[]
   const columns = encodeColumns(signals)
-  // The retry key (sql/0016): captured_at and the events' columns, which identify the events as their
-  // JSON did without making it. node:crypto, not the pure-JS sha256 of platform/crypto: this runs on every request.
-  const digest = createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(columns).digest('hex')
   return {
     signals,
     packed: deflateColumns(columns),
-    hash: `p${CODEC_VERSION}:${digest}`,
+    // The retry key (sql/0016): the events' columns identify them as their JSON did, without making it.
+    hash: `p${CODEC_VERSION}:${batchDigest(body.captured_at, columns)}`,
     month: monthStartUtc(now).toISOString().slice(0, 10),
     // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
     firstPrint: mayBeNew ? fingerprint(signals) : null,
@@ -87,9 +92,7 @@ function prepareBatch({ body, now }: IngestInput, mayBeNew: boolean): Batch {
  * The retry key as it was before sql/0016: over captured_at and the events' JSON. Made only for a batch
  * of a session that holds batches keyed so (stored before 0016, or by an instance running older code).
  */
-function legacyBatchHash(body: IngestBody): string {
-  return createHash('sha256').update(body.captured_at.toISOString()).update('\n').update(JSON.stringify(body.signals)).digest('hex')
-}
+const legacyBatchHash = (body: IngestBody) => batchDigest(body.captured_at, JSON.stringify(body.signals))
 
 /** 409 for a batch of a session past its 30 minutes. */
 const closedSession = (quota: Quota) =>
