@@ -7,7 +7,7 @@
 //   BALABIT=<path to a checkout of that repository> npx bun ml/experiments/balabit.ts
 import { execFileSync } from 'node:child_process'
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
-import { MODEL, type ScoreResult, judgeEvidence, sessionEvidence } from '../../src/scoring/service'
+import { MODEL, type ScoreResult, scoreSession } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 
 const repo = process.env.BALABIT
@@ -37,14 +37,11 @@ function toSignals(csv: string): Signal[] {
 }
 
 const score = (signals: readonly Signal[]): ScoreResult =>
-  judgeEvidence(
-    MODEL,
-    sessionEvidence({
-      signals,
-      clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
-      replayed: false,
-    })
-  )
+  scoreSession({
+    signals,
+    clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+    replayed: false,
+  })
 
 const files = git('ls-tree', '-r', '--name-only', 'HEAD', 'training_files').split('\n').filter(Boolean)
 type Tally = { n: number; bot: number; sus: number; ok: number; none: number; reasons: Map<string, number> }

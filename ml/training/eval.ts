@@ -2,14 +2,14 @@
 // never saw: every real human scored by the model of the fold without that
 // person (group 5-fold: SapiMouse by user, DELBOT by recording setup), every
 // bot family by the model trained without that family. Scores go through
-// the full service (judgeEvidence: modality evidence, integrity checks,
+// the full service (scoreSessionWith: modality evidence, integrity checks,
 // verdict, reasons). Writes the tables into docs/scoring.md between the
 // eval markers; `--print` only prints them. Seeded: the same tree gives the
 // same tables.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
-import { type ScoreResult, judgeEvidence, sessionEvidence, trajectoryFingerprint } from '../../src/scoring/service'
+import { type ScoreResult, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
 import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, judgeReuse, replayMaterial, shapeDistance } from '../../src/scoring/replay'
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES } from '../synth/bots'
@@ -39,15 +39,12 @@ const progress = (s: string) => console.error(`[${((performance.now() - started)
 
 /** `replayed`: the exact fingerprint seen before; `reused`: the cross-session store's judgement (replay.ts), as ingest passes them */
 const score = (model: M4Model, signals: readonly Signal[], replayed = false, reused?: ReuseJudgement): ScoreResult =>
-  judgeEvidence(
-    model,
-    sessionEvidence({
-      signals,
-      clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
-      replayed,
-      reused: reused && { strokes: reused.strokesReused, typing: reused.typingReused },
-    })
-  )
+  scoreSessionWith(model, {
+    signals,
+    clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+    replayed,
+    reused: reused && { strokes: reused.strokesReused, typing: reused.typingReused },
+  })
 
 // The cross-session store: replay.ts's pure functions and its in-memory store, whose candidate rule is the
 // SQL store's (modules/ingest/replay-store.ts). Sessions go in one by one as ingest scores them.
