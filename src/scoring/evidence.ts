@@ -97,6 +97,8 @@ const MILD_CAP = -2.2
 const MIN_KEYS = 8
 /** presses before a session without any rollover says something (a p1 typist rolls over about once in 200) */
 const KEY_BY_KEY_MIN = 40
+/** (p90 − p50) / (p50 − p10) of the latencies below which they lack a hand's long tail (real free typing: p1 1.26) */
+const EVEN_DELAYS_TAIL = 1.2
 
 export function keyboardEvidence(s: TypingStats): Evidence | null {
   if (s.downs < MIN_KEYS) return null
@@ -124,10 +126,14 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
   else if (s.burstShare > 0.25) mild.add('typing_event_burst')
   // key downs without any key up: no keyboard does that
   if (s.ups === 0) hard.add('typing_no_key_up')
-  // Two figures below the real 1st percentile together: not one press of 40 overlaps the next (rollover
-  // share p1 0.005) and the rhythm or the holds steadier than any real typist's. Steady typists are the
-  // skilled ones, and they roll over most (136M Keystrokes), so this is a loop that types key by key.
-  if (s.downs >= KEY_BY_KEY_MIN && s.rollover === 0 && (mild.has('typing_fixed_rhythm') || mild.has('typing_identical_holds')))
+  // Two figures outside the real range together: not one press of 40 overlaps the next (rollover share
+  // p1 0.005) and the rhythm or the holds steadier than any real typist's, or latencies without a
+  // hand's right tail. Steady typists are the skilled ones, and they roll over most (136M Keystrokes);
+  // a hand's latencies pile up short with a long tail of pauses (real free typing, 60 s windows of
+  // ≥ 40 presses: tail ratio 1st percentile 1.26, median 3.6; ml/experiments/keystrokes.ts), where a
+  // loop's delays drawn between two bounds spread evenly (ratio ≈ 1). So this is a loop typing key by key.
+  const evenDelays = ok(s.latencyTail) && s.latencyTail < EVEN_DELAYS_TAIL
+  if (s.downs >= KEY_BY_KEY_MIN && s.rollover === 0 && (evenDelays || mild.has('typing_fixed_rhythm') || mild.has('typing_identical_holds')))
     hard.add('typing_key_by_key')
   if (hard.size) return { modality: 'keyboard', z: HARD * hard.size, codes: [...hard, ...mild] }
   // alone, natural typing reaches human_verified (z ≥ 0.85) from MIN_KEYS keys on
@@ -222,6 +228,7 @@ export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence
       holdCv: has(f[F.key_hold_cv]) ? f[F.key_hold_cv] : Number.NaN,
       latencyMedian: f[F.key_latency_median],
       latencyCv: has(f[F.key_latency_cv]) ? f[F.key_latency_cv] : Number.NaN,
+      latencyTail: Number.NaN,
       rollover: has(f[F.key_rollover]) ? f[F.key_rollover] : Number.NaN,
       burstShare: 0,
       pressesPerSecond: Number.NaN,

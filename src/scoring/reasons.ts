@@ -41,7 +41,7 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   typing_event_burst: 'Many key events arrived at the same instant, as when a script types.',
   typing_no_key_up: 'Keys were pressed but never released, which no keyboard does.',
   typing_key_by_key:
-    'Every key was released before the next was pressed, at a steadier rhythm than real typists keep: a loop typing key by key.',
+    'Every key was released before the next was pressed, at a steadier or more evenly spread rhythm than real typists keep: a loop typing key by key.',
   scroll_identical_steps: 'The page was scrolled in identical steps at a fixed rhythm, like a script.',
   touch_contact_constant: 'Every touch had exactly the same size and pressure (some phones do this, so it counts only a little).',
   click_without_movement: 'The mouse clicked without ever moving, as a script’s click does.',
@@ -126,7 +126,7 @@ function typingDetail(code: string, f: SessionFeatures): string | null {
       return `${keys} pressed, ${fmt(k.ups)} released`
     case 'typing_key_by_key':
       if (!ok(k.latencyCv) || !ok(k.holdCv)) return null
-      return `${keys}, none pressed before the previous one was released; latencies CV ${fmt(k.latencyCv, 2)}, holds CV ${fmt(k.holdCv, 2)}; real typists: some rollover (1st percentile 0.5 % of presses), CV ≥ 0.49 / 0.21 (1st percentile)`
+      return `${keys}, none pressed before the previous one was released; latencies CV ${fmt(k.latencyCv, 2)}, holds CV ${fmt(k.holdCv, 2)}${ok(k.latencyTail) ? `, latency tail ratio ${fmt(k.latencyTail, 2)}` : ''}; real typists: some rollover (1st percentile 0.5 % of presses), CV ≥ 0.49 / 0.21 (1st percentile), tail ratio ≥ 1.26 (real free typing, 1st percentile)`
   }
   return null
 }

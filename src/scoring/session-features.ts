@@ -69,6 +69,8 @@ export type TypingStats = {
   holdCv: number
   latencyMedian: number
   latencyCv: number
+  /** (p90 − p50) / (p50 − p10) of the latencies: a hand's pauses make a long right tail, delays drawn evenly between two bounds do not; NaN under TAIL_MIN_LATENCIES */
+  latencyTail: number
   rollover: number
   /** share of gaps between consecutive key events under 2 ms */
   burstShare: number
@@ -526,6 +528,17 @@ function pointerFeatures(
 }
 
 /** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
+/** latencies before the spread of their tails says anything */
+export const TAIL_MIN_LATENCIES = 20
+
+function tailRatio(latencies: readonly number[]): number {
+  if (latencies.length < TAIL_MIN_LATENCIES) return Number.NaN
+  const sorted = Float64Array.from(latencies).sort()
+  const p50 = quantile(sorted, 0.5)
+  const left = p50 - quantile(sorted, 0.1)
+  return left > 0 ? (quantile(sorted, 0.9) - p50) / left : Number.NaN
+}
+
 function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
@@ -581,6 +594,7 @@ function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
     holdCv: holds.length >= 3 ? cvOf(holds) : Number.NaN,
     latencyMedian: latencies.length ? med(latencies) : Number.NaN,
     latencyCv: latencies.length >= 3 ? cvOf(latencies) : Number.NaN,
+    latencyTail: tailRatio(latencies),
     rollover: pairs >= 2 ? rolled / pairs : Number.NaN,
     burstShare: events ? bursts / events : 0,
     // presses in typing bursts per second of typing (pauses > 2 s left out)

@@ -125,6 +125,8 @@ describe('keyboard rules against the real figures', () => {
     burstShare: 0.01,
     pressesPerSecond: 3.3,
     timerMs: 1,
+    // the median of real free typing in 60 s windows (ml/experiments/keystrokes.ts)
+    latencyTail: 3.6,
   }
   it('the median typist is natural; every figure at its real 1st/99th percentile stays unflagged', () => {
     expect(keyboardEvidence(base)!.z).toBeGreaterThan(0.85)
@@ -138,6 +140,7 @@ describe('keyboard rules against the real figures', () => {
       { latencyCv: 0.49 },
       { latencyCv: 1.41 },
       { rollover: 0.005 },
+      { latencyTail: 1.26 },
       { burstShare: 0.113 },
       { pressesPerSecond: 6.92 },
     ]
@@ -148,7 +151,7 @@ describe('keyboard rules against the real figures', () => {
     expect(keyboardEvidence({ ...base, latencyCv: 0.05 })!.codes).toContain('typing_fixed_rhythm')
     expect(keyboardEvidence({ ...base, ups: 0 })!.z).toBeLessThan(-3)
   })
-  it('key by key (no rollover over 40 presses) is bot evidence only with a rhythm or holds below the real 1st percentile', () => {
+  it('key by key (no rollover over 40 presses) is bot evidence only with a rhythm, holds or latency tail below the real 1st percentile', () => {
     const loop = { ...base, downs: 60, rollover: 0 }
     // each figure alone: at most mild (a person may never roll over, or type steadily)
     expect(keyboardEvidence(loop)!.z).toBeGreaterThanOrEqual(0)
@@ -159,8 +162,15 @@ describe('keyboard rules against the real figures', () => {
     expect(steady.z).toBeLessThan(-3)
     expect(steady.codes).toContain('typing_key_by_key')
     expect(keyboardEvidence({ ...loop, holdCv: 0.12 })!.codes).toContain('typing_key_by_key')
+    // or latencies without a hand's long right tail (delays drawn evenly between two bounds)
+    expect(keyboardEvidence({ ...base, downs: 60, latencyTail: 1 })!.z).toBeGreaterThanOrEqual(0)
+    expect(keyboardEvidence({ ...loop, latencyTail: 1.3 })!.z).toBeGreaterThanOrEqual(0)
+    const even = keyboardEvidence({ ...loop, latencyTail: 1 })!
+    expect(even.z).toBeLessThan(-3)
+    expect(even.codes).toEqual(['typing_key_by_key'])
     // too few presses for a missing rollover to mean anything
     expect(keyboardEvidence({ ...loop, downs: 39, latencyCv: 0.3 })!.z).toBeGreaterThanOrEqual(0)
+    expect(keyboardEvidence({ ...loop, downs: 39, latencyTail: 1 })!.z).toBeGreaterThanOrEqual(0)
   })
   it('too few keys: no evidence at all', () => {
     expect(keyboardEvidence({ ...base, downs: 5 })).toBeNull()
