@@ -6,7 +6,7 @@ import { MODEL } from '../../src/scoring/service'
 import { sessionFor } from '../../ml/training/pipeline'
 import { calibratedLogit, treeContributions, treeMargin } from '../../src/scoring/inference'
 import { combine } from '../../src/scoring/service'
-import { sessionFeatures } from '../../src/scoring/session-features'
+import { POINTER_INDEX, sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
 import { fitGbdt } from '../../ml/training/gbdt'
 import { FOLDS, type HeldOut, fitWeightedPlatt, humanSafeShift } from '../../ml/training/real'
@@ -263,6 +263,34 @@ describe('a pointer on a coarse clock or sampled sparsely (≥ 50 ms) is never b
     expect(heldUp).toBeGreaterThan(0)
     // a browser's own rate is not sparse
     expect(sessionFeatures(lines[0]).pointerSampleMs).toBeLessThan(50)
+  })
+  it('but a pointer that repeats its steps between sparse samples keeps the trees’ judgement', () => {
+    // a loop that moves the OS cursor by a fixed step and sleeps 100 ms (pynput-style), stroke after stroke
+    const steps: Signal[] = []
+    let t = 0
+    let x = 200
+    let y = 300
+    for (let k = 0; k < 8; k++) {
+      const [dx, dy] = [
+        [12, 0],
+        [0, 9],
+        [-10, -5],
+        [8, 8],
+      ][k % 4]!
+      for (let i = 0; i < 20; i++) {
+        t += 100
+        x += dx
+        y += dy
+        steps.push({ t, k: 'mm', x, y })
+      }
+      steps.push({ t: t + 40, k: 'md', x, y }, { t: t + 120, k: 'mu', x, y })
+      t += 600
+    }
+    const f = sessionFeatures(steps)
+    expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+    expect(f.pointer![POINTER_INDEX.step_repeat_share]).toBeGreaterThanOrEqual(0.1)
+    expect(pointerZ(steps)).toBe(calibratedLogit(MODEL.pointer, f.pointer!))
+    expect(pointerZ(steps)).toBeLessThan(hcs30)
   })
 })
 
