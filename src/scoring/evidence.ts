@@ -185,9 +185,9 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // (people on one, never trained on: 5.3 % flagged without this, ml/experiments/balabit.ts).
     // Sparse sampling hides a hand's dynamics, not its steps: a hand sampled ten times a second moves
     // a different distance every tick (99th percentile of the share of steps that repeat the one
-    // before: 3.7 % in Balabit's remote-desktop windows, 7 % in DELBOT's sparsely sampled people), so a
-    // pointer that repeats its steps (a loop that moves the cursor by a fixed step and sleeps) keeps the
-    // trees' judgement.
+    // before: 3.7 % in Balabit's remote-desktop windows, 7 % in DELBOT's sparsely sampled people; the
+    // largest 8.3 % and 7.5 %), so a pointer that repeats its steps (a loop that moves the cursor by a
+    // fixed step and sleeps) keeps the trees' judgement.
     const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
     if (sparse && !mechanical && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
