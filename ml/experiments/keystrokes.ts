@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process'
 import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
 import { MODEL, type ScoreResult, scoreSession } from '../../src/scoring/service'
 import { type TypingStats, sessionFeatures } from '../../src/scoring/session-features'
+import { MemoryReplayStore, REUSE_RULE, replayMaterial } from '../../src/scoring/replay'
 import type { KeyClass, Signal } from '../../src/scoring/signals'
+import { createRng } from '../synth/prng'
 
 const repo = process.env.KEYSTROKES
 if (!repo) throw new Error('set KEYSTROKES to a checkout (or bare mirror) of AlvinKuruvilla/keystroke-data')
@@ -80,6 +82,7 @@ const files = git('ls-tree', '-r', '--name-only', 'HEAD')
   .split('\n')
   .filter((f) => /^(Facebook|Instagram|Twitter)\/[fit]_\d+\.csv$/.test(f))
 const byUser = new Map<string, Tally>()
+const windows: Signal[][] = []
 const rows: { user: string; k: TypingStats; verdict: string; codes: string }[] = []
 for (const f of files) {
   const user = f.split('_')[1].replace('.csv', '')
@@ -100,6 +103,7 @@ for (const f of files) {
       else t.none++
       if (r.verdict !== 'human_verified') for (const c of r.reasons) t.reasons.set(c, (t.reasons.get(c) ?? 0) + 1)
       if (k) rows.push({ user, k, verdict: r.verdict, codes: r.reasons.join(',') })
+      windows.push(w)
     }
   }
 }
@@ -123,6 +127,22 @@ for (const [u, t] of [...byUser].sort((a, b) => Number(a[0]) - Number(b[0]))) {
 }
 console.log(
   `| **all ${byUser.size} people** | ${total.n} | ${pct(total.bot, total.n)} | ${pct(total.sus, total.n)} | ${pct(total.ok, total.n)} | ${pct(total.none, total.n)} | ${top(total.reasons, 4)} |`
+)
+// The cross-session store on real typists: every window in one organization, in a seeded random order,
+// judged against the windows stored before it (as ingest does). No window is a replay, so each one
+// judged reused (replayed_typing_rhythm) would be a person flagged.
+const order = windows.map((_, i) => i)
+const rng = createRng(20261126)
+for (let i = order.length - 1; i > 0; i--) {
+  const j = rng.int(0, i)
+  ;[order[i], order[j]] = [order[j], order[i]]
+}
+const store = new MemoryReplayStore()
+const judged = order.map((i, n) => store.judgeAndAdd('org', `w${i}`, n, replayMaterial(windows[i])))
+const reaching = judged.filter((j) => j.latenciesMatched >= REUSE_RULE.latencies)
+const best = judged.reduce((a, j) => (j.latenciesMatched > a.latenciesMatched ? j : a), judged[0])
+console.log(
+  `\nCross-session store, all ${windows.length} windows in one organization: judged reused **${judged.filter((j) => j.typingReused).length}**; the best alignment with an earlier window matched ${best.latenciesMatched} of ${best.latenciesCompared} informative latencies within 8 ms (the rule needs ${REUSE_RULE.latencies} and ${REUSE_RULE.latencyShare * 100} %); windows reaching ${REUSE_RULE.latencies} matched: ${reaching.length}, at most ${Math.round(100 * Math.max(0, ...reaching.map((j) => j.latenciesMatched / j.latenciesCompared)))} % of the compared ones.`
 )
 // one row per window: person, presses, rollover, latency CV, hold CV, median hold and latency (ms), tail ratio, verdict, reasons
 if (process.env.KEYSTROKES_ROWS)
