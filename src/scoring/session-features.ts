@@ -527,7 +527,6 @@ function pointerFeatures(
   return { features, strokes: stats.length, touch, moves, presses, sampleMs }
 }
 
-/** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
 /** latencies before the spread of their tails says anything */
 export const TAIL_MIN_LATENCIES = 20
 
@@ -539,6 +538,7 @@ function tailRatio(latencies: readonly number[]): number {
   return left > 0 ? (quantile(sorted, 0.9) - p50) / left : Number.NaN
 }
 
+/** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
 function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
