@@ -196,7 +196,11 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)
   const s = f.scroll && scrollEvidence(f.scroll)
-  if (s) out.push(s)
+  // A remote desktop delivers a wheel spin on its own tick too (a Balabit person: seven notches 109 ms
+  // apart, its pointer's tick), so when the pointer arrives that sparsely a steady scroll rhythm is the
+  // transport's, not the hand's, and says nothing.
+  const remote = f.pointer !== null && f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
+  if (s && !(remote && s.z < 0)) out.push(s)
   const t = f.touchContact && touchEvidence(f.touchContact)
   if (t) out.push(t)
   const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement) : null

@@ -304,6 +304,35 @@ describe('a pointer on a coarse clock or sampled sparsely (≥ 50 ms) is never b
   })
 })
 
+describe('a steady scroll rhythm', () => {
+  // a hand's strokes sampled every `gap` ms (varied steps), then a wheel spin of seven notches 109 ms apart
+  const session = (gap: number): Signal[] => {
+    const out: Signal[] = []
+    let t = 0
+    for (let k = 0; k < 6; k++) {
+      for (let i = 0; i < Math.round(1500 / gap); i++) {
+        t += gap
+        out.push({ t, k: 'mm', x: 300 + 200 * Math.sin(k + i / 7) + ((i * 37) % 11), y: 300 + 150 * Math.cos(k * 2 + i / 9) })
+      }
+      t += 700
+    }
+    for (let i = 0; i < 7; i++) out.push({ t: t + 109 * i, k: 's', dy: 100 })
+    return out
+  }
+  const scrollCodes = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals))
+      .filter((e) => e.modality === 'scroll')
+      .flatMap((e) => e.codes)
+  it('is a script’s in a browser that samples the pointer at frame rate', () => {
+    expect(sessionFeatures(session(16)).pointerSampleMs).toBeLessThan(50)
+    expect(scrollCodes(session(16))).toEqual(['scroll_identical_steps'])
+  })
+  it('says nothing when the pointer arrives on a remote desktop’s tick: the transport keeps that rhythm', () => {
+    expect(sessionFeatures(session(109)).pointerSampleMs).toBeGreaterThanOrEqual(50)
+    expect(scrollCodes(session(109))).toEqual([])
+  })
+})
+
 describe('nested calibration (eval): an outer fold does not choose its own shift', () => {
   // fold models without trees: every person of fold f gets margin base[f]; the pointer features are not read
   const ensemble = (base: number) => ({ feature_names: [], base_score: base, trees: [] })
