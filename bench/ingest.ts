@@ -9,6 +9,10 @@
 //   BENCH_PROFILE  folder for a CPU profile of the service (markdown, written when it stops)
 //   BENCH_ONLY     `ingest` or `ceiling`: run one side only (e.g. with BENCH_PROFILE)
 //   BENCH_LOG      file for the service's log (one JSON line per request, with duration_ms)
+//   BENCH_LAG      file for the service's event-loop lag, CPU and heap every 250 ms (bench/lag-probe.ts)
+//   BENCH_GC       1: the service logs every JSC garbage collection to stderr (BUN_JSC_logGC)
+//   BENCH_TRACE    file for the open loop's requests: when due, how late sent, latency, status
+import { readdirSync, readFileSync } from 'node:fs'
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import { createKeyPair } from '../src/server/modules/keys/service'
@@ -72,6 +76,7 @@ async function main() {
         [
           process.execPath,
           ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+          ...(process.env.BENCH_LAG ? ['--preload', `${import.meta.dir}/lag-probe.ts`] : []),
           'src/server/main.ts',
         ],
         {
@@ -85,6 +90,7 @@ async function main() {
             LOG_LEVEL: 'info',
             RATE_LIMIT_KEY_PER_MIN: '1000000',
             RATE_LIMIT_ORG_PER_MIN: '10000000',
+            ...(process.env.BENCH_GC ? { BUN_JSC_logGC: '1' } : {}),
           },
           stdout: process.env.BENCH_LOG ? Bun.file(process.env.BENCH_LOG) : 'ignore',
           stderr: 'inherit',
@@ -127,7 +133,11 @@ async function main() {
 
     if (only) return
     const peak = Math.max(...results.ingest!.map((r) => r.rps))
+    const dbName = new URL(databaseUrl).pathname.slice(1)
+    const ours = [process.pid, ...children.map((child) => child.pid)]
+    const before = cpuSnapshot(ours, dbName)
     const half = await openLoop(ingest, workload, peak / 2, seconds)
+    const outside = outsideLoad(before, cpuSnapshot(ours, dbName))
     const ceilingPeak = Math.max(...results.ceiling!.map((r) => r.rps))
 
     console.log(
@@ -147,9 +157,48 @@ async function main() {
     console.log(
       `open loop at half of peak (${(peak / 2).toFixed(0)} req/s offered): ${half.rps.toFixed(0)} req/s done, p50 ${half.p50.toFixed(2)} ms, p99 ${half.p99.toFixed(2)} ms, non-2xx ${half.errors}`
     )
+    // On the shared 2-core VM, work outside this bench (other people's jobs) decides the tail: say how much there was.
+    if (outside !== undefined) console.log(`CPU outside the bench during the open loop: ${outside.toFixed(0)} % of one core (mean)`)
   } finally {
     await cleanup()
   }
+}
+
+type CpuSnapshot = { at: number; busy: number; ours: number }
+
+/**
+ * Jiffies the machine was busy, and those of this bench's own processes (client, service, ceiling) and of
+ * PostgreSQL's backends for the bench's database and its shared background processes. Linux only.
+ */
+function cpuSnapshot(pids: number[], dbName: string): CpuSnapshot | undefined {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!
+    const ticks = (pid: number) => {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return Number(f[11]) + Number(f[12])
+    }
+    let ours = 0
+    for (const name of readdirSync('/proc')) {
+      const pid = Number(name)
+      if (!pid) continue
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        const pg = cmd.startsWith('postgres: ') && (cmd.includes(` ${dbName} `) || /walwriter|checkpointer|background writer/.test(cmd))
+        if (pids.includes(pid) || pg) ours += ticks(pid)
+      } catch {}
+    }
+    return { at: performance.now(), busy, ours }
+  } catch {
+    return undefined
+  }
+}
+
+/** Mean CPU (% of one core) used between two snapshots by processes that are not the bench's (USER_HZ = 100). */
+function outsideLoad(a: CpuSnapshot | undefined, b: CpuSnapshot | undefined): number | undefined {
+  if (!a || !b || b.at <= a.at) return undefined
+  return Math.max(0, (b.busy - a.busy - (b.ours - a.ours)) / 100 / ((b.at - a.at) / 1000)) * 100
 }
 
 /** Pointer/keyboard/scroll streams from the scoring module's synthetic humans, cut into 200-event batches. */
@@ -237,18 +286,25 @@ async function openLoop(target: Target, workload: Workload, rate: number, second
   const total = Math.floor(rate * seconds)
   const start = performance.now()
   const pending: Promise<void>[] = []
+  const trace: string[] = []
+  const wallStart = Date.now() - (performance.now() - start)
   for (let i = 0; i < total; i++) {
     const due = start + (i / rate) * 1000
     const wait = due - performance.now()
     if (wait > 1) await Bun.sleep(wait)
     const body = users[i % users.length]!()
+    const sent = performance.now()
     pending.push(
       send(target, body).then((status) => {
-        latencies.push(performance.now() - due)
+        const latency = performance.now() - due
+        latencies.push(latency)
         statuses[status] = (statuses[status] ?? 0) + 1
+        if (process.env.BENCH_TRACE)
+          trace.push(`${(wallStart + (due - start)).toFixed(1)} ${(sent - due).toFixed(2)} ${latency.toFixed(2)} ${status}`)
       })
     )
   }
   await Promise.all(pending)
+  if (process.env.BENCH_TRACE) await Bun.write(process.env.BENCH_TRACE, `${trace.join('\n')}\n`)
   return summarise(0, latencies, statuses, performance.now() - start)
 }
