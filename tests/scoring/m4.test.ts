@@ -175,6 +175,33 @@ describe('keyboard rules against the real figures', () => {
   it('too few keys: no evidence at all', () => {
     expect(keyboardEvidence({ ...base, downs: 5 })).toBeNull()
   })
+  it('the latency tail ratio, from the key events: even delays ≈ 1, a hand’s pauses far more', () => {
+    // 60 presses, each released 40–90 ms later and before the next one (no rollover), at the given latencies
+    const typed = (latency: (i: number) => number): Signal[] => {
+      const out: Signal[] = []
+      let t = 0
+      for (let i = 0; i < 60; i++) {
+        out.push({ t, k: 'kd', kc: 'char' }, { t: t + 40 + ((i * 37) % 50), k: 'ku', kc: 'char' })
+        t += latency(i)
+      }
+      return out
+    }
+    // delays spread evenly over 100–540 ms (a loop's uniform random sleep, in a fixed order): CV and holds within the real range
+    const evenDelay = (i: number) => 100 + (440 * (((i * 23) % 59) + 0.5)) / 59
+    const even = sessionFeatures(typed(evenDelay)).keyboard!
+    expect(even.latencyCv).toBeGreaterThan(0.36)
+    expect(even.rollover).toBe(0)
+    expect(even.latencyTail).toBeGreaterThan(0.8)
+    expect(even.latencyTail).toBeLessThan(1.2)
+    expect(keyboardEvidence(even)!.codes).toEqual(['typing_key_by_key'])
+    // a hand's latencies pile up short with a long right tail: here 100 ms plus exponential quantiles (mean 120 ms)
+    const quantiles = Array.from({ length: 59 }, (_, i) => 100 - 120 * Math.log(1 - (i + 0.5) / 59))
+    const hand = sessionFeatures(typed((i) => quantiles[(i * 23) % 59]!)).keyboard!
+    expect(hand.latencyTail).toBeGreaterThan(1.26)
+    expect(keyboardEvidence(hand)!.codes).toEqual([])
+    // too few latencies to say
+    expect(sessionFeatures(typed(evenDelay).slice(0, 30)).keyboard!.latencyTail).toBeNaN()
+  })
 })
 
 describe('capture and perturbation helpers', () => {
