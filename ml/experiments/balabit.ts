@@ -6,7 +6,7 @@
 // moves the protocol delivers. Reads a local checkout:
 //   BALABIT=<path to a checkout of that repository> npx bun ml/experiments/balabit.ts
 import { execFileSync } from 'node:child_process'
-import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
+import { windowFeatures } from '../../src/scoring/features'
 import { MODEL, type ScoreResult, scoreSession } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 
@@ -39,7 +39,7 @@ function toSignals(csv: string): Signal[] {
 const score = (signals: readonly Signal[]): ScoreResult =>
   scoreSession({
     signals,
-    clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+    clientFeatures: windowFeatures(signals),
     replayed: false,
   })
 

@@ -6,7 +6,7 @@
 // local checkout (or bare mirror):
 //   KEYSTROKES=<path> npx bun ml/experiments/keystrokes.ts
 import { execFileSync } from 'node:child_process'
-import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
+import { windowFeatures } from '../../src/scoring/features'
 import { MODEL, type ScoreResult, scoreSession } from '../../src/scoring/service'
 import { type TypingStats, sessionFeatures } from '../../src/scoring/session-features'
 import { MemoryReplayStore, REUSE_RULE, replayMaterial } from '../../src/scoring/replay'
@@ -72,7 +72,7 @@ function toRecordings(csv: string): Signal[][] {
 const score = (signals: readonly Signal[]): ScoreResult =>
   scoreSession({
     signals,
-    clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+    clientFeatures: windowFeatures(signals),
     replayed: false,
   })
 

@@ -7,7 +7,7 @@
 // eval markers; `--print` only prints them. Seeded: the same tree gives the
 // same tables.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
+import { windowFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
 import { type ScoreResult, scoreSessionWith, trajectoryFingerprint } from '../../src/scoring/service'
 import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, judgeReuse, replayMaterial, shapeDistance } from '../../src/scoring/replay'
@@ -41,7 +41,7 @@ const progress = (s: string) => console.error(`[${((performance.now() - started)
 const score = (model: M4Model, signals: readonly Signal[], replayed = false, reused?: ReuseJudgement): ScoreResult =>
   scoreSessionWith(model, {
     signals,
-    clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+    clientFeatures: windowFeatures(signals),
     replayed,
     reused: reused && { strokes: reused.strokesReused, typing: reused.typingReused },
   })

@@ -3,7 +3,7 @@
 // earlier session of the stream has the same non-null trajectory fingerprint
 // (ingest's lookup in `sessions`), and it is scored by the service (model +
 // integrity checks) with any model. Each session arrives as one batch.
-import { FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
+import { windowFeatures } from '../../src/scoring/features'
 import type { M4Model } from '../../src/scoring/inference'
 import { type ScoreResult, type SessionEvidence, judgeEvidence, sessionEvidence, trajectoryFingerprint } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
@@ -29,7 +29,7 @@ export function streamEvidence(sessions: Iterable<StreamSession>): StreamEntry[]
     const fingerprint = trajectoryFingerprint(signals)
     const replayed = fingerprint !== null && seen.has(fingerprint)
     if (fingerprint !== null) seen.add(fingerprint)
-    const client = clientFeatures ?? extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
+    const client = clientFeatures ?? windowFeatures(signals)
     out.push({ fingerprint, replayed, evidence: sessionEvidence({ signals, clientFeatures: client, replayed }) })
   }
   return out

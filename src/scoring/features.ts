@@ -775,3 +775,7 @@ export function extractFeatures(signals: readonly Signal[]): number[] {
     ...timingFeatures(session),
   ].map(clampFeature)
 }
+
+/** the vector of a session's signals as the SDK sends it and the server checks it: over the last FEATURE_WINDOW */
+export const windowFeatures = (signals: readonly Signal[]): number[] =>
+  extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)

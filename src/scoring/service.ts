@@ -5,7 +5,7 @@
 // a modality without data adds nothing. hcs is m3_score × 100, capped by every
 // integrity check that fails. docs/scoring.md has the method, caps,
 // thresholds and reason codes.
-import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_WINDOW, clampFeature, extractFeatures } from './features'
+import { FEATURE_INDEX as F, FEATURE_NAMES, clampFeature, windowFeatures } from './features'
 import { type Evidence, type Modality, sessionEvidenceOf, vectorEvidenceOf } from './evidence'
 import { trajectoryFingerprint } from './fingerprint'
 import { type M4Model, sigmoid } from './inference'
@@ -154,7 +154,7 @@ export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
     const untrusted = isFeatureVector(clientFeatures) ? untrustedVectorFinding(clientFeatures[F.untrusted_share]) : undefined
     return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
-  const features = extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
+  const features = windowFeatures(signals)
   const mismatch = featureMismatch(clientFeatures, features)
   // the model's features read each modality over its own window (session-features.ts)
   return { features, session: sessionFeatures(signals), findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }

@@ -1,6 +1,6 @@
 // The SDK's core: buffering, batching, the feature vector, sending and retrying.
 // It knows nothing about the DOM; client.ts gives it an Env, tests give it a fake one.
-import { extractFeatures, FEATURE_WINDOW } from '../scoring/features'
+import { windowFeatures } from '../scoring/features'
 import type { Signal } from '../scoring/signals'
 import type { SignalFields } from './events'
 import type { SessionStore } from './session'
@@ -106,7 +106,7 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
       sdk_type: 'web',
       captured_at: new Date(env.wallClock()).toISOString(),
       signals,
-      features: extractFeatures(window.length > FEATURE_WINDOW ? window.slice(-FEATURE_WINDOW) : window),
+      features: windowFeatures(window),
     })
     return { body, count: signals.length, attempt: 0, id: 0 }
   }

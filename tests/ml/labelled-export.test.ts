@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { loadLabelledExport, parseLabelledExport } from '../../ml/data/labelled-export'
 import type { RealSession } from '../../ml/data/load'
-import { extractFeatures, FEATURE_WINDOW } from '../../src/scoring/features'
+import { extractFeatures, windowFeatures } from '../../src/scoring/features'
 import { judgeEvidence, MODEL, sessionEvidence } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness } from '../helpers/harness'
@@ -23,7 +23,7 @@ const evalScore = (signals: readonly Signal[]) =>
     MODEL,
     sessionEvidence({
       signals,
-      clientFeatures: extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals),
+      clientFeatures: windowFeatures(signals),
     })
   )
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
-import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures } from '../../src/scoring/features'
+import { FEATURE_INDEX as F, extractFeatures, windowFeatures } from '../../src/scoring/features'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
   checkModelFeatures,
@@ -23,7 +23,7 @@ const SEED = 4242
 const emitted = new Set<string>()
 function score(signals: readonly Signal[], extra: { clientFeatures?: readonly number[]; replayed?: boolean } = {}): ScoreResult {
   // an honest SDK: the vector over the last FEATURE_WINDOW signals it sent
-  const honest = () => extractFeatures(signals.length > FEATURE_WINDOW ? signals.slice(-FEATURE_WINDOW) : signals)
+  const honest = () => windowFeatures(signals)
   const r = scoreSession({ signals, clientFeatures: extra.clientFeatures ?? honest(), replayed: extra.replayed })
   for (const code of r.reasons) emitted.add(code)
   return r
