@@ -177,6 +177,8 @@ const COARSE_CLOCK_FLOOR = Math.log(0.31 / 0.69)
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
+  // a pointer whose positions arrive this far apart: a remote desktop's tick, not a browser's
+  const sampledSparsely = f.pointer !== null && f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
   if (f.pointer) {
     const p = pointerEvidence(model.pointer, f.pointer, f.pointerTouch)
     // A 100 ms clock puts a whole stroke on a few ticks: a hand's steps then look like a script's
@@ -188,7 +190,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // before: 3.7 % in Balabit's remote-desktop windows, 7 % in DELBOT's sparsely sampled people; the
     // largest 8.3 % and 7.5 %), so a pointer that repeats its steps (a loop that moves the cursor by a
     // fixed step and sleeps) keeps the trees' judgement.
-    const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
+    const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
     if (sparse && !mechanical && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
     out.push(p)
@@ -199,8 +201,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   // A remote desktop delivers a wheel spin on its own tick too (a Balabit person: seven notches 109 ms
   // apart, its pointer's tick), so when the pointer arrives that sparsely a steady scroll rhythm is the
   // transport's, not the hand's, and says nothing.
-  const remote = f.pointer !== null && f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
-  if (s && !(remote && s.z < 0)) out.push(s)
+  if (s && !(sampledSparsely && s.z < 0)) out.push(s)
   const t = f.touchContact && touchEvidence(f.touchContact)
   if (t) out.push(t)
   const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement) : null
