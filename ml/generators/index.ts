@@ -7,6 +7,7 @@ import type { Signal } from '../../src/scoring/signals'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
+import { pyautoguiTween } from './pyautogui'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
 import { puppeteerHumanizeTyping, typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
@@ -20,6 +21,8 @@ export type GeneratedFamily = {
   make(rng: Rng): Signal[]
   /** its sessions are human one by one and give themselves away only across sessions (one recording replayed many times) */
   crossSessionOnly?: true
+  /** never trained on: the eval scores it as a bot tool the trees have not seen, the way the service meets a new one */
+  untrained?: true
 }
 
 /** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run (made on first use) */
@@ -70,6 +73,14 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     modality: 'pointer',
     source: 'bezier-js@6.1.4 + easing functions (project)',
     make: humanizerBezier,
+  },
+  {
+    name: 'pyautogui_tween',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (pyautogui 0.9's moveTo with its default sleeps)",
+    make: pyautoguiTween,
+    untrained: true,
   },
   {
     name: 'touch_bezier_swipe',

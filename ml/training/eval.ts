@@ -179,7 +179,7 @@ progress('scoring bot families, each with the model trained without it')
 line('### Bot families, each held out of training')
 line()
 line(
-  'Each family is scored by a model trained without it (synthetic, generator-library and stitched families: fresh sessions of the eval seed; DELBOT: the real recordings). Caught = verdict `bot`. Families marked *rules* never reach the trees: the keyboard, click and timing rules and the integrity checks judge them. The humans these bots are compared with are the real ones above.'
+  'Each family is scored by a model trained without it (synthetic, generator-library and stitched families: fresh sessions of the eval seed; DELBOT: the real recordings). Caught = verdict `bot`. Families marked *rules* never reach the trees: the keyboard, click and timing rules and the integrity checks judge them. Families marked *never trained on* are in the training of no model: bot tools the trees have never seen, as the service meets a new one. The humans these bots are compared with are the real ones above.'
 )
 line()
 line(
@@ -250,6 +250,15 @@ for (const g of generated.filter((g) => g.kind === 'bot' && g.modality === 'keyb
       ? 'generator (ml/generators), *rules* + cross-session store (the sessions in order, one organization)'
       : 'generator (ml/generators), *rules*',
     sessions.map((s, i) => score(familyModel(g.name), s, false, judged?.[i]))
+  )
+}
+// bot tools the trees never saw, trained or held out (a model of the first human fold, with every trained bot family)
+for (const g of generated.filter((g) => g.kind === 'bot' && g.untrained)) {
+  const sessions = Array.from({ length: BOTS_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}`, i))))
+  botRow(
+    g.name,
+    'generator (ml/generators), *never trained on*',
+    sessions.map((s) => score(familyModel(g.name), s))
   )
 }
 // replays: the trajectory fingerprint of an earlier session in the same organization (ingest's lookup)

@@ -14,7 +14,7 @@ import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
 
-export const M4_VERSION = 'm4-2026.11.6'
+export const M4_VERSION = 'm4-2026.11.7'
 export const M4_SEED = 20261113
 export const FOLDS = 5
 
@@ -121,7 +121,14 @@ async function stitchedSource(): Promise<BotSource[]> {
   }
 }
 
-type GeneratedFamily = { name: string; kind: 'bot' | 'human'; modality: string; make: (rng: Rng) => Signal[]; crossSessionOnly?: true }
+type GeneratedFamily = {
+  name: string
+  kind: 'bot' | 'human'
+  modality: string
+  make: (rng: Rng) => Signal[]
+  crossSessionOnly?: true
+  untrained?: true
+}
 
 /** ml/generators (written alongside): families built on the public generator libraries, typing bots and real-figure typists */
 export async function generatedFamilies(): Promise<GeneratedFamily[]> {
@@ -133,10 +140,10 @@ export async function generatedFamilies(): Promise<GeneratedFamily[]> {
   }
 }
 
-/** the generated bot families that move a pointer (the keyboard-only ones are judged by the keyboard rules, not trained on) */
+/** the generated bot families that move a pointer (the keyboard-only ones are judged by the keyboard rules, not trained on; `untrained` ones are kept for the eval) */
 async function generatorSources(): Promise<BotSource[]> {
   return (await generatedFamilies())
-    .filter((g) => g.kind === 'bot' && g.modality !== 'keyboard')
+    .filter((g) => g.kind === 'bot' && g.modality !== 'keyboard' && !g.untrained)
     .map((g) => ({
       family: g.name,
       source: 'generator' as const,
