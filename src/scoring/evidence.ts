@@ -171,6 +171,9 @@ function clickEvidence(presses: number): Evidence | null {
 export const POINTER_COARSE_CLOCK_MS = 50
 /** share of a sparse pointer's steps that repeat the previous one, from which the floor no longer holds */
 const SPARSE_REPEATED_STEPS = 0.1
+/** tested strokes, and the share of them on a line, from which a sparse pointer is a tween along lines and the floor no longer holds */
+const SPARSE_LINES_MIN = 5
+const SPARSE_ON_LINE_SHARE = 0.9
 /** log-odds of hcs 31: just above the bot threshold */
 const COARSE_CLOCK_FLOOR = Math.log(0.31 / 0.69)
 
@@ -189,10 +192,16 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // a different distance every tick (99th percentile of the share of steps that repeat the one
     // before: 3.7 % in Balabit's remote-desktop windows, 7 % in DELBOT's sparsely sampled people; the
     // largest 8.3 % and 7.5 %), so a pointer that repeats its steps (a loop that moves the cursor by a
-    // fixed step and sleeps) keeps the trees' judgement.
+    // fixed step and sleeps) keeps the trees' judgement. Nor does it bend a path: a pointer whose strokes
+    // lie on straight lines, every sample within a pixel of the chord, is a tween played along a line
+    // (pyautogui.moveTo with its default 50 ms sleep: steps that vary, so not `mechanical`). A hand's
+    // path bends even sampled ten times a second: at most 60 % of the tested strokes of a Balabit window
+    // with five or more (0.75 with four), at most 8 % of a SapiMouse window re-captured sparsely.
     const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
-    if (sparse && !mechanical && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
+    const { tested, onLine } = f.pointerLines
+    const alongLines = tested >= SPARSE_LINES_MIN && onLine >= SPARSE_ON_LINE_SHARE * tested
+    if (sparse && !mechanical && !alongLines && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
     out.push(p)
   }
   const k = f.keyboard && keyboardEvidence(f.keyboard)

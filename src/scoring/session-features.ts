@@ -24,6 +24,11 @@ export const MIN_STROKES = 1
 export const TOUCH_JERK = 0.48
 const PAUSE_MS = 2000
 const MAX_STROKES = 400
+/** a stroke is tested for lying on a line when its chord is this long and it has this many samples (two between its ends) */
+const LINE_MIN_CHORD_PX = 50
+const LINE_MIN_SAMPLES = 4
+/** every sample this close to the chord: on the line (integer positions on an exact line are within 0.71 px) */
+const ON_LINE_PX = 1
 
 export const POINTER_FEATURE_NAMES = [
   'strokes_log',
@@ -105,6 +110,8 @@ export type SessionFeatures = {
   pointerTouch: boolean
   /** median gap between a stroke's position samples, ms (NaN without strokes): 4–17 in a browser, about 100 through a remote desktop */
   pointerSampleMs: number
+  /** counted strokes with a chord of LINE_MIN_CHORD_PX and LINE_MIN_SAMPLES samples, and those of them whose every sample lies within ON_LINE_PX of the chord */
+  pointerLines: { tested: number; onLine: number }
   keyboard: TypingStats | null
   scroll: ScrollStats | null
   /** touch radius/force readings and their variance; null with fewer than 3 */
@@ -440,13 +447,34 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   }
 }
 
+/** whether every sample of a stroke lies within ON_LINE_PX of the line from its first sample to its last; undefined when too short to tell */
+function onLine(st: Stroke): boolean | undefined {
+  const { x, y } = st
+  const n = x.length
+  const dx = x[n - 1] - x[0]
+  const dy = y[n - 1] - y[0]
+  const chord = Math.hypot(dx, dy)
+  if (n < LINE_MIN_SAMPLES || chord < LINE_MIN_CHORD_PX) return undefined
+  for (let i = 1; i < n - 1; i++) if (Math.abs((x[i] - x[0]) * dy - (y[i] - y[0]) * dx) / chord > ON_LINE_PX) return false
+  return true
+}
+
 function pointerFeatures(
   signals: readonly Signal[],
   from = 0
-): { features: number[] | null; strokes: number; touch: boolean; moves: number; presses: number; sampleMs: number } {
+): {
+  features: number[] | null
+  strokes: number
+  touch: boolean
+  moves: number
+  presses: number
+  sampleMs: number
+  lines: SessionFeatures['pointerLines']
+} {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   let touchStrokes = 0
+  const lines = { tested: 0, onLine: 0 }
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
@@ -458,11 +486,16 @@ function pointerFeatures(
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
     for (let i = 1; i < st.t.length && gaps.length < 4000; i++) gaps.push(st.t[i] - st.t[i - 1])
+    const line = onLine(st)
+    if (line !== undefined) {
+      lines.tested++
+      if (line) lines.onLine++
+    }
     if (stats.length >= MAX_STROKES) break
   }
   const touch = touchStrokes * 2 > stats.length
   const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
-  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses, sampleMs }
+  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -524,7 +557,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -717,6 +750,7 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     strokes: ptr.strokes,
     pointerTouch: ptr.touch,
     pointerSampleMs: ptr.sampleMs,
+    pointerLines: ptr.lines,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

@@ -13,6 +13,8 @@ import { FOLDS, type HeldOut, fitWeightedPlatt, humanSafeShift } from '../../ml/
 import { applyCapture } from '../../ml/training/capture'
 import { PERTURBATIONS, perturbSession } from '../../ml/training/perturb'
 import { createRng } from '../../ml/synth/prng'
+import { loadReal } from '../../ml/data/load'
+import { pyautoguiTween } from '../../ml/generators/pyautogui'
 
 const PARAMS = { trees: 20, depth: 3, learningRate: 0.1, minLeaf: 5, lambda: 1, subsample: 0.8, bins: 32, seed: 3 }
 const data = () => {
@@ -328,6 +330,101 @@ describe('a pointer on a coarse clock or sampled sparsely (≥ 50 ms) is never b
     expect(f.pointer![POINTER_INDEX.step_repeat_share]).toBeGreaterThanOrEqual(0.1)
     expect(pointerZ(steps)).toBe(calibratedLogit(MODEL.pointer, f.pointer!))
     expect(pointerZ(steps)).toBeLessThan(hcs30)
+  })
+})
+
+describe('a sparse pointer along straight lines (pyautogui.moveTo: a tween, one OS move per 50 ms sleep)', () => {
+  const hcs30 = Math.log(0.3 / 0.7)
+  const floor = Math.log(0.31 / 0.69)
+  const pointerZ = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals)).find((e) => e.modality === 'pointer')!.z
+  /** strokes from target to target, `steps` integer points 50 ms apart at easeInOutQuad of the way, `bow` px off the chord at the middle */
+  const tweened = (bow: number): Signal[] => {
+    const out: Signal[] = []
+    const targets = [
+      [100, 100],
+      [700, 420],
+      [260, 610],
+      [900, 150],
+      [420, 300],
+      [1000, 640],
+      [150, 380],
+      [640, 90],
+    ]
+    let t = 0
+    for (let k = 1; k < targets.length; k++) {
+      const [x0, y0] = targets[k - 1]!
+      const [x1, y1] = targets[k]!
+      const len = Math.hypot(x1 - x0, y1 - y0)
+      const steps = 12
+      for (let n = 0; n <= steps; n++) {
+        const u = n / steps
+        const e = u < 0.5 ? 2 * u * u : -2 * u * u + 4 * u - 1
+        const off = bow * Math.sin(Math.PI * u)
+        t += 50 + (n % 3) * 0.4
+        out.push({
+          t,
+          k: 'mm',
+          x: Math.round(x0 + (x1 - x0) * e - ((y1 - y0) / len) * off),
+          y: Math.round(y0 + (y1 - y0) * e + ((x1 - x0) / len) * off),
+        })
+      }
+      out.push({ t: t + 100, k: 'md', x: x1, y: y1 }, { t: t + 102, k: 'mu', x: x1, y: y1 })
+      t += 900
+    }
+    return out
+  }
+  it('counts the strokes whose every sample lies within a pixel of the chord', () => {
+    const straight = sessionFeatures(tweened(0))
+    expect(straight.pointerLines).toEqual({ tested: 7, onLine: 7 })
+    // a bow of 4 px at the middle: a path that bends, however little
+    expect(sessionFeatures(tweened(4)).pointerLines).toEqual({ tested: 7, onLine: 0 })
+    // too short to tell: a chord under 50 px, or no sample between the ends but one
+    const short: Signal[] = [0, 1, 2, 3, 4].map((i) => ({ t: 50 * i, k: 'mm', x: 100 + 9 * i, y: 100 }))
+    const few: Signal[] = [0, 1, 2].map((i) => ({ t: 50 * i, k: 'mm', x: 100 + 90 * i, y: 100 }))
+    expect(sessionFeatures(short).pointerLines).toEqual({ tested: 0, onLine: 0 })
+    expect(sessionFeatures([...few, { t: 150, k: 'mm', x: 370, y: 100 }]).pointerLines.tested).toBe(1)
+    expect(sessionFeatures(few).pointerLines.tested).toBe(0)
+  })
+  it('keeps the trees’ judgement: the sparse-pointer floor does not shelter it', () => {
+    const f = sessionFeatures(tweened(0))
+    expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+    // eased steps vary: not the repeated steps that lifted the floor before
+    expect(f.pointer![POINTER_INDEX.step_repeat_share]).toBeLessThan(0.1)
+    const trees = calibratedLogit(MODEL.pointer, f.pointer!)
+    expect(trees).toBeLessThan(floor)
+    expect(pointerZ(tweened(0))).toBe(trees)
+    expect(pointerZ(tweened(0))).toBeLessThan(hcs30)
+  })
+  it('while the same moves along bent paths are floored like any sparse pointer', () => {
+    const f = sessionFeatures(tweened(4))
+    expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+    expect(calibratedLogit(MODEL.pointer, f.pointer!)).toBeLessThan(floor)
+    expect(pointerZ(tweened(4))).toBe(floor)
+  })
+  it('the generated pyautogui family is sparse, on lines and judged by the trees', () => {
+    let judged = 0
+    for (let i = 0; i < 10; i++) {
+      const f = sessionFeatures(pyautoguiTween(createRng(900 + i)))
+      expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+      if (f.pointerLines.tested < 5) continue
+      expect(f.pointerLines.onLine).toBeGreaterThanOrEqual(0.9 * f.pointerLines.tested)
+      expect(sessionEvidenceOf(MODEL, f).find((e) => e.modality === 'pointer')!.z).toBe(calibratedLogit(MODEL.pointer, f.pointer!))
+      judged++
+    }
+    expect(judged).toBeGreaterThanOrEqual(7)
+  })
+  it('real people re-captured sparsely never lie on lines that often', () => {
+    // SapiMouse windows through a remote desktop (about nine positions a second) and on a 100 ms clock:
+    // the largest share of on-line strokes is 8 %, far from the 90 % of five or more that lift the floor
+    let most = 0
+    for (const s of loadReal('sapimouse'))
+      for (const c of ['remote_desktop', 'timer_100'] as const) {
+        const { tested, onLine } = sessionFeatures(applyCapture(s.signals, c)).pointerLines
+        if (tested >= 5) most = Math.max(most, onLine / tested)
+      }
+    expect(most).toBeGreaterThan(0)
+    expect(most).toBeLessThan(0.2)
   })
 })
 
