@@ -37,7 +37,8 @@ function pyautoguiScript(rng: Rng): Script {
     moveTo(visit, dest) {
       const tween = fixed ?? PYAUTOGUI_TWEENS[rng.pick(names)]
       const steps = Math.max(1, Math.floor(rng.uniform(lo, hi) / (MINIMUM_SLEEP_MS / 1000)))
-      const from = { ...visit.pos }
+      // position() reads the cursor in whole pixels
+      const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
       const to = { x: Math.round(dest.x), y: Math.round(dest.y) }
       const points = Array.from({ length: steps }, (_, n) => {
         const u = tween(n / steps)

@@ -24,6 +24,7 @@ import {
 } from '../../ml/generators'
 import { withSeededGlobals, quantile } from '../../ml/generators/random'
 import { windMouseNpm } from '../../ml/generators/windmouse'
+import { humanCursorCurve } from '../../ml/generators/humancursor'
 import { humanSession } from '../../ml/synth/human'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
 
@@ -425,5 +426,50 @@ describe('typing bots do what their names say', () => {
     }
     // 12 sessions from 5 recordings: at least 7 repeat an earlier one exactly
     expect(repeats).toBeGreaterThanOrEqual(7)
+  })
+})
+
+describe('OS-level pointer scripts do what their libraries do', () => {
+  const family = (name: string) => GENERATOR_FAMILIES.find((f) => f.name === name)!
+  /** runs of moves without a button or a pause over 300 ms between them */
+  const strokes = (s: readonly Signal[]) => {
+    const out: Signal[][] = [[]]
+    for (const e of s) {
+      const cur = out[out.length - 1]!
+      if (e.k === 'md' || e.k === 'mu' || (e.k === 'mm' && cur.length && e.t - cur[cur.length - 1]!.t > 300)) out.push([])
+      if (e.k === 'mm') out[out.length - 1]!.push(e)
+    }
+    return out.filter((st) => st.length >= 3)
+  }
+  it('pyautogui_tween: integer positions on the straight line from the stroke’s start to its end, about 50 ms apart', () => {
+    for (const seed of SEEDS) {
+      const s = family('pyautogui_tween').make(createRng(seed))
+      for (const st of strokes(s)) {
+        const a = st[0]!
+        const b = st[st.length - 1]!
+        const len = Math.hypot(b.x! - a.x!, b.y! - a.y!)
+        for (const p of st) {
+          expect(Number.isInteger(p.x) && Number.isInteger(p.y)).toBe(true)
+          // rounding puts a point at most 0.71 px off its line
+          if (len > 0) expect(Math.abs((p.x! - a.x!) * (b.y! - a.y!) - (p.y! - a.y!) * (b.x! - a.x!)) / len).toBeLessThanOrEqual(0.75)
+        }
+        for (let i = 1; i < st.length; i++) {
+          expect(st[i]!.t - st[i - 1]!.t).toBeGreaterThanOrEqual(49.5)
+          expect(st[i]!.t - st[i - 1]!.t).toBeLessThan(64)
+        }
+      }
+    }
+  })
+  it('humancursor_system: 90–109 points from the start to the target', () => {
+    for (const seed of SEEDS) {
+      const rng = createRng(seed)
+      const from = { x: 500, y: 400 }
+      const to = { x: 1300, y: 700 }
+      const pts = humanCursorCurve(rng, from, to)
+      expect(pts.length).toBeGreaterThanOrEqual(90)
+      expect(pts.length).toBeLessThanOrEqual(109)
+      expect(pts[0]).toEqual(from)
+      expect(pts[pts.length - 1]).toEqual(to)
+    }
   })
 })
