@@ -5,6 +5,7 @@
 // README.md in this folder describes each family and its source.
 import type { Signal } from '../../src/scoring/signals'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
+import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
 import { pyautoguiTween } from './pyautogui'
@@ -73,6 +74,14 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     modality: 'pointer',
     source: 'bezier-js@6.1.4 + easing functions (project)',
     make: humanizerBezier,
+  },
+  {
+    name: 'humancursor_system',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (HumanCursor 1.1's SystemCursor, through pyautogui)",
+    make: humanCursorSystem,
+    untrained: true,
   },
   {
     name: 'pyautogui_tween',
