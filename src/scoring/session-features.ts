@@ -562,6 +562,8 @@ function pointerFeatures(
 
 /** latencies before the spread of their tails says anything */
 export const TAIL_MIN_LATENCIES = 20
+/** a keydown of the class just pressed, with no key event between, this long after it: the OS's auto-repeat of a held key (its delay is 250 ms or more on common settings) */
+const REPEAT_DELAY_MS = 200
 
 function tailRatio(latencies: readonly number[]): number {
   if (latencies.length < TAIL_MIN_LATENCIES) return Number.NaN
@@ -580,15 +582,24 @@ function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
   let events = 0
   let bursts = 0
   let prev: number | undefined
+  let last: { kd: boolean; kc: string; t: number; repeat: boolean } | undefined
   for (let i = from; i < signals.length; i++) {
     const s = signals[i]
     if ((s.k !== 'kd' && s.k !== 'ku') || !num(s.t)) continue
+    const kc = s.kc ?? 'other'
+    // A held key (an arrow to scroll, Backspace to clear a field): the OS repeats its keydown after a
+    // delay and then every 30–80 ms, with no key event between. Those are not presses; counted, a
+    // reader holding ↓ for three seconds typed 75 "keys" 33 ms apart and was a bot by typing_too_fast.
+    if (s.k === 'kd') {
+      const repeat = last?.kd === true && last.kc === kc && (last.repeat || s.t - last.t >= REPEAT_DELAY_MS)
+      last = { kd: true, kc, t: s.t, repeat }
+      if (repeat) continue
+    } else last = { kd: false, kc, t: s.t, repeat: false }
     if (prev !== undefined) {
       events++
       if (s.t - prev < 2) bursts++
     }
     prev = s.t
-    const kc = s.kc ?? 'other'
     if (s.k === 'kd') {
       const d: Down = { t: s.t, kc }
       downs.push(d)

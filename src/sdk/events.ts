@@ -70,7 +70,9 @@ export function clickSignal(e: PointerLike & { detail?: number }, rect: Rect | n
   return untrusted(out, e)
 }
 
-export function keySignal(kind: 'kd' | 'ku', e: { key?: string; isTrusted: boolean }): SignalFields {
+/** A key event; null for the keydowns the OS repeats while a key is held (`repeat`): they are not presses. */
+export function keySignal(kind: 'kd' | 'ku', e: { key?: string; isTrusted: boolean; repeat?: boolean }): SignalFields | null {
+  if (kind === 'kd' && e.repeat === true) return null
   return untrusted({ k: kind, kc: keyClass(e.key) }, e)
 }
 

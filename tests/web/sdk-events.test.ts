@@ -45,10 +45,16 @@ describe('SDK events: keys', () => {
 
   it('never puts the key value in the signal', () => {
     for (const key of ['s', 'S', '4', 'p', 'Enter']) {
-      const signal = keySignal('kd', { key, isTrusted: true })
+      const signal = keySignal('kd', { key, isTrusted: true })!
       expect(Object.keys(signal).sort()).toEqual(['k', 'kc'])
       expect(Object.values(signal)).not.toContain(key)
     }
+  })
+
+  it('leaves out the keydowns the OS repeats while a key is held, not the press or the release', () => {
+    expect(keySignal('kd', { key: 'ArrowDown', isTrusted: true, repeat: true })).toBeNull()
+    expect(keySignal('kd', { key: 'ArrowDown', isTrusted: true, repeat: false })).toEqual({ k: 'kd', kc: 'nav' })
+    expect(keySignal('ku', { key: 'ArrowDown', isTrusted: true, repeat: true })).toEqual({ k: 'ku', kc: 'nav' })
   })
 })
 
