@@ -155,9 +155,15 @@ export function scrollEvidence(s: ScrollStats): Evidence | null {
   return { modality: 'scroll', z: Math.min(1.2, 0.9 + s.events / 50), codes: [] }
 }
 
+/**
+ * Some phones report a constant contact (a screen that senses no pressure reports force 0, one that
+ * reports a single point radius 1); others vary it on every event. Mild: alone it makes a session
+ * suspicious, never a bot (hcs 31); it adds to other evidence against a session.
+ */
+const TOUCH_CONTACT_CONSTANT_Z = Math.log(0.31 / 0.69)
+
 function touchEvidence(t: NonNullable<SessionFeatures['touchContact']>): Evidence | null {
-  // Some phones report a constant contact; others vary it on every event. Mild.
-  if (t.values >= 10 && t.variance === 0) return { modality: 'touch', z: -1, codes: ['touch_contact_constant'] }
+  if (t.values >= 10 && t.variance === 0) return { modality: 'touch', z: TOUCH_CONTACT_CONSTANT_Z, codes: ['touch_contact_constant'] }
   return null
 }
 
@@ -201,7 +207,13 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
     const { tested, onLine } = f.pointerLines
     const alongLines = tested >= SPARSE_LINES_MIN && onLine >= SPARSE_ON_LINE_SHARE * tested
-    if (sparse && !mechanical && !alongLines && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
+    // A touch pointer is floored the same way: the trees have met people on a phone only drawing
+    // circles (DELBOT) and swipes only from bots, so they call any session of flicks and taps a bot
+    // (generated flicks of every velocity profile at 60 and 120 Hz: all of them). On a touch screen the
+    // trees alone may make a session suspicious; a bot needs other evidence too (a constant contact,
+    // bursts, untrusted events).
+    const touchFloor = f.pointerTouch
+    if (((sparse && !mechanical && !alongLines) || touchFloor) && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
     out.push(p)
   }
   const k = f.keyboard && keyboardEvidence(f.keyboard)
@@ -271,7 +283,7 @@ export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence
     })
     if (s) out.push(s)
   }
-  if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: -1, codes: ['touch_contact_constant'] })
+  if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: TOUCH_CONTACT_CONSTANT_Z, codes: ['touch_contact_constant'] })
   if (f[F.ptr_moves_log] === 0 && has(f[F.click_hold_mean]) && !has(f[F.touch_radius_pressure_var]) && !has(f[F.swipe_peak_time_share]))
     out.push({ modality: 'clicks', z: -1.5, codes: ['click_without_movement'] })
   // the vector does not show the clock: a 100 ms timer also gives a high share, so only a share no coarse clock produces counts

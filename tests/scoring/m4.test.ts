@@ -2,7 +2,8 @@ import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import type { Evidence } from '../../src/scoring/evidence'
 import { keyboardEvidence, sessionEvidenceOf } from '../../src/scoring/evidence'
-import { MODEL } from '../../src/scoring/service'
+import { MODEL, scoreSession } from '../../src/scoring/service'
+import { windowFeatures } from '../../src/scoring/features'
 import { sessionFor } from '../../ml/training/pipeline'
 import { calibratedLogit, treeContributions, treeMargin } from '../../src/scoring/inference'
 import { combine } from '../../src/scoring/service'
@@ -425,6 +426,101 @@ describe('a sparse pointer along straight lines (pyautogui.moveTo: a tween, one 
       }
     expect(most).toBeGreaterThan(0)
     expect(most).toBeLessThan(0.2)
+  })
+})
+
+describe('a phone: flicks, taps and a constant contact', () => {
+  const verdictOf = (signals: readonly Signal[]) => scoreSession({ signals, clientFeatures: windowFeatures(signals), replayed: false })
+  const floor = Math.log(0.31 / 0.69)
+  /** flicks of a thumb scrolling a page (eased, a little curved, 60 Hz touch moves) and a tap now and then */
+  const flicks = (seed: number, contact: (rng: ReturnType<typeof createRng>) => { r?: number; p?: number }): Signal[] => {
+    const rng = createRng(seed)
+    const s: Signal[] = []
+    let t = 300
+    for (let i = 0; i < 12; i++) {
+      t += rng.logNormal(2500, 0.6)
+      const x0 = rng.uniform(80, 300)
+      const y0 = rng.uniform(400, 700)
+      const dist = rng.uniform(80, 450)
+      const n = rng.int(4, 15)
+      s.push({ t, k: 'ts', x: x0, y: y0, ...contact(rng) })
+      for (let j = 1; j <= n; j++) {
+        const e = 1 - (1 - j / n) ** 2
+        s.push({ t: t + j * 16.7, k: 'tm', x: x0 + 12 * Math.sin(Math.PI * e) + rng.normal(0, 0.8), y: y0 - dist * e, ...contact(rng) })
+      }
+      t += (n + 1) * 16.7
+      s.push({ t, k: 'te', x: x0, y: y0 - dist, ...contact(rng) })
+      if (rng.chance(0.3)) {
+        t += rng.logNormal(1500, 0.5)
+        s.push({ t, k: 'ts', x: 200, y: 300, ...contact(rng) }, { t: t + 90, k: 'te', x: 200.5, y: 300.4, ...contact(rng) })
+        t += 90
+      }
+    }
+    return s
+  }
+  const varying = (rng: ReturnType<typeof createRng>) => ({ r: Math.round(rng.uniform(9, 15) * 10) / 10 })
+  it('the trees never met people flicking (only circles, and swipes from bots): their judgement is floored at hcs 31', () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const f = sessionFeatures(flicks(seed, varying))
+      expect(f.pointerTouch).toBe(true)
+      // the trees alone call every such session a bot
+      expect(calibratedLogit(MODEL.pointer, f.pointer!, true)).toBeLessThan(floor)
+      expect(sessionEvidenceOf(MODEL, f).find((e) => e.modality === 'pointer')!.z).toBe(floor)
+      expect(verdictOf(flicks(seed, varying)).verdict).toBe('suspicious')
+    }
+  })
+  it('a constant contact alone (force 0, or radius 1 from a screen that senses a point) makes a session suspicious, not a bot', () => {
+    const taps: Signal[] = []
+    for (let i = 0; i < 12; i++)
+      taps.push(
+        { t: 1000 + 1800 * i, k: 'ts', x: 50 + 20 * i, y: 300, p: 0, r: 1 },
+        { t: 1090 + 1800 * i, k: 'te', x: 50 + 20 * i, y: 300, p: 0, r: 1 }
+      )
+    const r = verdictOf(taps)
+    expect(r.verdict).toBe('suspicious')
+    expect(r.reasons).toContain('touch_contact_constant')
+  })
+  it('with flicks the trees doubt, a constant contact makes it a bot (a driver’s touches: radius 1, force 1)', () => {
+    const r = verdictOf(flicks(3, () => ({ r: 1, p: 1 })))
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('touch_contact_constant')
+  })
+})
+
+describe('a held key', () => {
+  /** one keydown, the OS repeating it after `delay` every `every` ms, one keyup */
+  const hold = (t0: number, kc: Signal['kc'], ms: number, every = 33.3, delay = 500): Signal[] => {
+    const s: Signal[] = [{ t: t0, k: 'kd', kc }]
+    for (let t = t0 + delay; t < t0 + ms; t += every) s.push({ t: Math.round(t * 10) / 10, k: 'kd', kc })
+    s.push({ t: t0 + ms + 20, k: 'ku', kc })
+    return s
+  }
+  it('is one press: a reader holding ↓ for three seconds typed nothing, and is no bot', () => {
+    const s = [...hold(1000, 'nav', 3000), ...hold(9000, 'nav', 2500)]
+    expect(s.filter((e) => e.k === 'kd').length).toBeGreaterThan(100)
+    expect(sessionFeatures(s).keyboard).toMatchObject({ downs: 2, ups: 2 })
+    expect(scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false }).verdict).not.toBe('bot')
+  })
+  it('inside typing: the repeats of a held Backspace leave the presses and their rhythm as typed', () => {
+    const typed: Signal[] = []
+    for (let i = 0; i < 30; i++)
+      typed.push({ t: 1000 + 210 * i + (i % 4) * 35, k: 'kd', kc: 'char' }, { t: 1090 + 210 * i + (i % 4) * 35, k: 'ku', kc: 'char' })
+    const with_ = [...typed, ...hold(8000, 'back', 1500)]
+    const a = sessionFeatures(typed).keyboard!
+    const b = sessionFeatures(with_).keyboard!
+    expect(b.downs).toBe(a.downs + 1)
+    expect(b.latencyMedian).toBe(a.latencyMedian)
+  })
+  it('but keys pressed over one another (rollover) each count, and a script’s keydowns without keyups ≤ 200 ms apart too', () => {
+    const rolled: Signal[] = [
+      { t: 0, k: 'kd', kc: 'char' },
+      { t: 90, k: 'kd', kc: 'char' },
+      { t: 120, k: 'ku', kc: 'char' },
+      { t: 200, k: 'ku', kc: 'char' },
+    ]
+    expect(sessionFeatures(rolled).keyboard).toMatchObject({ downs: 2, ups: 2 })
+    const noUps: Signal[] = Array.from({ length: 20 }, (_, i) => ({ t: 100 * i, k: 'kd' as const, kc: 'char' as const }))
+    expect(sessionFeatures(noUps).keyboard).toMatchObject({ downs: 20, ups: 0 })
   })
 })
 
