@@ -108,13 +108,16 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
   const hard = new Set<string>()
   const mild = new Set<string>()
   const ok = (v: number) => Number.isFinite(v)
+  // A touch screen's keyboard fires a key's down and up together when the finger lets go: its holds
+  // and rollover are the keyboard's (near 0 and none), so only the rhythm between keys is judged.
+  const holds = s.softKeyboard ? 0 : s.holds
   // median hold: real p1 64 ms
-  if (s.holds >= 5 && s.holdMedian < 20) hard.add('typing_zero_hold')
-  else if (s.holds >= 5 && s.holdMedian < 40) mild.add('typing_zero_hold')
-  if (s.holds >= MIN_KEYS && s.holdMedian > 600) mild.add('typing_long_holds')
+  if (holds >= 5 && s.holdMedian < 20) hard.add('typing_zero_hold')
+  else if (holds >= 5 && s.holdMedian < 40) mild.add('typing_zero_hold')
+  if (holds >= MIN_KEYS && s.holdMedian > 600) mild.add('typing_long_holds')
   // CV of holds: real p1 0.21
-  if (s.holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.08) hard.add('typing_identical_holds')
-  else if (s.holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.14) mild.add('typing_identical_holds')
+  if (holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.08) hard.add('typing_identical_holds')
+  else if (holds >= MIN_KEYS && ok(s.holdCv) && s.holdCv < 0.14) mild.add('typing_identical_holds')
   // CV of latencies: real p1 0.49
   if (ok(s.latencyCv) && s.latencyCv < 0.2) hard.add('typing_fixed_rhythm')
   else if (ok(s.latencyCv) && s.latencyCv < 0.36) mild.add('typing_fixed_rhythm')
@@ -134,6 +137,7 @@ export function keyboardEvidence(s: TypingStats): Evidence | null {
   // loop's delays drawn between two bounds spread evenly (ratio ≈ 1). So this is a loop typing key by key.
   const evenDelays = ok(s.latencyTail) && s.latencyTail < EVEN_DELAYS_TAIL
   if (
+    !s.softKeyboard &&
     s.downs >= KEY_BY_KEY_MIN &&
     s.rollover === 0 &&
     (evenDelays || mild.has('typing_fixed_rhythm') || mild.has('typing_identical_holds'))
@@ -167,10 +171,15 @@ function touchEvidence(t: NonNullable<SessionFeatures['touchContact']>): Evidenc
   return null
 }
 
+/** one or two presses without movement: alone a session is suspicious (hcs 31), not a bot */
+const FEW_STILL_PRESSES_Z = Math.log(0.31 / 0.69)
+
 function clickEvidence(presses: number): Evidence | null {
   if (presses === 0) return null
-  // A mouse that presses without ever moving: a script's element click, or a cursor resting on the button.
-  return { modality: 'clicks', z: presses >= 3 ? -4 : -1.5, codes: ['click_without_movement'] }
+  // A mouse that presses without ever moving: a script's element click, or a cursor resting on the
+  // button (a page that opened under it, a banner that appeared there). One or two such presses were a
+  // bot on their own (−1.5: hcs 18) until m4-2026.11.9; three or more with no movement at all are a script's.
+  return { modality: 'clicks', z: presses >= 3 ? -4 : FEW_STILL_PRESSES_Z, codes: ['click_without_movement'] }
 }
 
 /** a pointer judged on a clock this coarse (resistFingerprinting: 100 ms), or sampled this sparsely (a remote desktop), may make a session suspicious, never a bot */
@@ -285,7 +294,7 @@ export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence
   }
   if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: TOUCH_CONTACT_CONSTANT_Z, codes: ['touch_contact_constant'] })
   if (f[F.ptr_moves_log] === 0 && has(f[F.click_hold_mean]) && !has(f[F.touch_radius_pressure_var]) && !has(f[F.swipe_peak_time_share]))
-    out.push({ modality: 'clicks', z: -1.5, codes: ['click_without_movement'] })
+    out.push({ modality: 'clicks', z: FEW_STILL_PRESSES_Z, codes: ['click_without_movement'] })
   // the vector does not show the clock: a 100 ms timer also gives a high share, so only a share no coarse clock produces counts
   const share = f[F.gap_burst_share]
   const grid = f[F.gap_grid_share]

@@ -84,6 +84,12 @@ export type TypingStats = {
   holds: number
   /** the session's clock resolution (Timing.resolutionMs); NaN when unknown (a client vector) */
   timerMs: number
+  /**
+   * The keys came from a touch screen's own keyboard: the session's pointer is touch only. Such a
+   * keyboard fires keydown and keyup together when a key is let go, so holds, rollover and the gap
+   * from a key's down to its up are the keyboard's, not the hand's (burstShare then leaves those gaps out).
+   */
+  softKeyboard?: boolean
 }
 
 export type ScrollStats = { events: number; distinctShare: number; gapCv: number }
@@ -574,7 +580,7 @@ function tailRatio(latencies: readonly number[]): number {
 }
 
 /** the figures of the 136M Keystrokes table (ml/data/real/README.md), per session */
-function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
+function typingStats(signals: readonly Signal[], from = 0, softKeyboard = false): TypingStats | null {
   type Down = { t: number; kc: string; up?: number }
   const downs: Down[] = []
   const open: Down[] = []
@@ -594,7 +600,18 @@ function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
       const repeat = last?.kd === true && last.kc === kc && (last.repeat || s.t - last.t >= REPEAT_DELAY_MS)
       last = { kd: true, kc, t: s.t, repeat }
       if (repeat) continue
-    } else last = { kd: false, kc, t: s.t, repeat: false }
+    } else {
+      // a soft keyboard's keyup right after its keydown is one event split in two, not a burst
+      const pair = softKeyboard && last?.kd === true && last.kc === kc
+      last = { kd: false, kc, t: s.t, repeat: false }
+      if (pair) {
+        prev = s.t
+        ups++
+        const same = open.findIndex((d) => d.kc === kc)
+        if (same >= 0) open.splice(same, 1)[0].up = s.t
+        continue
+      }
+    }
     if (prev !== undefined) {
       events++
       if (s.t - prev < 2) bursts++
@@ -641,6 +658,7 @@ function typingStats(signals: readonly Signal[], from = 0): TypingStats | null {
     latencyTail: tailRatio(latencies),
     rollover: pairs >= 2 ? rolled / pairs : Number.NaN,
     burstShare: events ? bursts / events : 0,
+    softKeyboard,
     // presses in typing bursts per second of typing (pauses > 2 s left out)
     pressesPerSecond: active > 0 ? latencies.length / (active / 1000) : Number.NaN,
     timerMs: Number.NaN,
@@ -683,8 +701,9 @@ function touchContact(signals: readonly Signal[], from = 0): SessionFeatures['to
 }
 
 /** gaps between consecutive input events (moves, buttons, keys, scrolls, touches; not clicks or focus, which come in pairs) */
-function timing(signals: readonly Signal[], from = 0): Timing {
+function timing(signals: readonly Signal[], from = 0, softKeyboard = false): Timing {
   let prev: number | undefined
+  let prevKind: string | undefined
   let gaps = 0
   let bursts = 0
   let smallest = Number.POSITIVE_INFINITY
@@ -693,7 +712,9 @@ function timing(signals: readonly Signal[], from = 0): Timing {
     const s = signals[i]
     const k = s.k
     if (k === 'c' || k === 'f' || k === 'b' || k === 'v' || k === 'r' || !num(s.t)) continue
-    if (prev !== undefined) {
+    const pair = softKeyboard && k === 'ku' && prevKind === 'kd'
+    prevKind = k
+    if (prev !== undefined && !pair) {
       const gap = s.t - prev
       gaps++
       if (gap < 2) bursts++
@@ -747,12 +768,24 @@ function windows(signals: readonly Signal[]): { pointer: number; keys: number; r
   }
 }
 
+/** touches and no mouse in the pointer window: a phone or tablet, whose keys come from its own keyboard */
+function touchOnly(signals: readonly Signal[], from: number): boolean {
+  let touches = 0
+  for (let i = from; i < signals.length; i++) {
+    const k = signals[i].k
+    if (k === 'mm' || k === 'md' || k === 'mu') return false
+    if (k === 'ts') touches++
+  }
+  return touches > 0
+}
+
 export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
   const w = windows(all)
   // other modalities' events inside the pointer window do not touch the strokes (strokesOf reads only positions, buttons and touches)
   const ptr = pointerFeatures(all, w.pointer)
-  const clock = timing(all, w.rest)
-  const keyboard = typingStats(all, w.keys)
+  const softKeyboard = touchOnly(all, w.pointer)
+  const clock = timing(all, w.rest, softKeyboard)
+  const keyboard = typingStats(all, w.keys, softKeyboard)
   if (keyboard) keyboard.timerMs = clock.resolutionMs
   if (keyboard && clock.resolutionMs >= COARSE_TIMER_MS) keyboard.burstShare = 0
   return {

@@ -487,6 +487,69 @@ describe('a phone: flicks, taps and a constant contact', () => {
   })
 })
 
+describe('presses without any movement', () => {
+  const session = (presses: number): Signal[] =>
+    Array.from({ length: presses }, (_, i) => [
+      { t: 1000 + 2500 * i, k: 'md' as const, x: 502, y: 401 },
+      { t: 1090 + 2500 * i, k: 'mu' as const, x: 502, y: 401 },
+      { t: 1091 + 2500 * i, k: 'c' as const, x: 502, y: 401 },
+    ]).flat()
+  const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
+  it('one or two (a cursor resting where a button appeared) make a session suspicious, not a bot', () => {
+    for (const n of [1, 2]) {
+      const r = judge(session(n))
+      expect(r.verdict).toBe('suspicious')
+      expect(r.reasons).toContain('click_without_movement')
+    }
+  })
+  it('three or more with no movement at all are a script’s presses', () => {
+    const r = judge(session(3))
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('click_without_movement')
+  })
+})
+
+describe('a touch screen’s own keyboard', () => {
+  const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
+  /** a tap into a field, then keys whose down and up come together when the finger lets go (gap ms between keys) */
+  const phone = (gap: (i: number) => number, taps = true): Signal[] => {
+    const s: Signal[] = taps
+      ? [
+          { t: 300, k: 'ts', x: 180, y: 300, r: 11.5 },
+          { t: 390, k: 'te', x: 180.5, y: 300.6, r: 12 },
+        ]
+      : []
+    let t = 600
+    for (let i = 0; i < 30; i++) {
+      t += gap(i)
+      s.push({ t, k: 'kd', kc: 'other' }, { t: t + 0.4 + (i % 3) * 0.7, k: 'ku', kc: 'other' })
+    }
+    return s
+  }
+  const rhythm = (i: number) => 180 + ((i * 7919) % 13) * 23 + (i % 5 === 4 ? 600 : 0)
+  it('fires down and up together: no hold or burst is held against a phone typist', () => {
+    const f = sessionFeatures(phone(rhythm))
+    expect(f.keyboard!.softKeyboard).toBe(true)
+    expect(f.keyboard!.burstShare).toBe(0)
+    const r = judge(phone(rhythm))
+    expect(r.verdict).not.toBe('bot')
+    expect(r.reasons).not.toContain('typing_zero_hold')
+  })
+  it('the same keys without a touch screen are a script’s (zero holds)', () => {
+    const r = judge(phone(rhythm, false))
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('typing_zero_hold')
+  })
+  it('the rhythm between keys is still judged: a fixed one is a bot on a phone too', () => {
+    const r = judge(phone(() => 100))
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('typing_fixed_rhythm')
+  })
+  it('a session with a mouse is no phone', () => {
+    expect(sessionFeatures([{ t: 100, k: 'mm', x: 5, y: 5 }, ...phone(rhythm)]).keyboard!.softKeyboard).toBe(false)
+  })
+})
+
 describe('a held key', () => {
   /** one keydown, the OS repeating it after `delay` every `every` ms, one keyup */
   const hold = (t0: number, kc: Signal['kc'], ms: number, every = 33.3, delay = 500): Signal[] => {
