@@ -53,7 +53,7 @@ const [{ pid }] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`
 const postmaster = cpuOf(String(pid)).ppid
 const hasStatements = (await admin`select 1 from pg_extension where extname = 'pg_stat_statements'`).length > 0
 try {
-  const db = await openDb({ url: url.toString() })
+  const db = await openDb({ url: url.toString(), timeoutMs: 300_000 }) // the setup inserts 8,000 groups in one statement
   await migrate(db)
   await syncPlans(db.sql)
   await db.sql`update plans set sessions_limit = 2000000000 where plan_id = 'enterprise'`
