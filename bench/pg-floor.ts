@@ -6,14 +6,11 @@
 //   BENCH_ADMIN_URL  server (on this machine) to create the throw-away database on
 //                    (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_SECONDS    seconds per variant (default 10); BENCH_CLIENTS pgbench clients (default 8)
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import postgres from 'postgres'
+import { readFileSync } from 'node:fs'
+import { pgbenchCpu, scratchDatabase, sideBySideBatch } from './lib'
 import { packSignals } from '../src/server/modules/ingest/codec'
 import { openDb } from '../src/server/platform/db'
 import { migrate } from '../src/server/platform/db/migrate'
-import type { Signal } from '../src/scoring/signals'
 import { createOrganization, syncPlans } from '../tenants/provision'
 
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -21,28 +18,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const clients = Number(process.env.BENCH_CLIENTS ?? 8)
 const SESSIONS = 20_000
 
-const cpuOf = (pid: string) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 }
-}
-/** CPU seconds so far of each backend of `database` (pgbench's backends exit with it: sample while it runs). */
-function backendsCpu(postmaster: number, database: string, seen: Map<string, number>): void {
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue
-    try {
-      const { ppid, cpu } = cpuOf(e)
-      if (ppid === postmaster && readFileSync(`/proc/${e}/cmdline`, 'utf8').split(' ').includes(database)) seen.set(e, cpu)
-    } catch {}
-  }
-}
-
-const created = `bss_floor_${Date.now().toString(36)}`
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-await admin.unsafe(`create database ${created}`)
-const url = new URL(adminUrl)
-url.pathname = `/${created}`
-const [{ pid }] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`
-const postmaster = cpuOf(String(pid)).ppid
+const { created, admin, url, postmaster } = await scratchDatabase('bss_floor', adminUrl)
 try {
   const db = await openDb({ url: url.toString() })
   await migrate(db)
@@ -56,13 +32,7 @@ try {
   await db.sql`create table floor_ids as select row_number() over () as n, session_id, first_seen_at from sessions`
   await db.sql`create unique index on floor_ids (n)`
   // The side-by-side workload's batch: 200 pointer moves (../shared/bench/ingest.lua).
-  const signals: Signal[] = Array.from({ length: 200 }, (_, i) => ({
-    t: (i + 1) * 16,
-    k: 'mm',
-    x: 100 + (i + 1) * 3 + Math.floor(Math.random() * 5),
-    y: 200 + Math.floor(Math.random() * 41),
-    n: 1 + Math.floor(Math.random() * 4),
-  })) as Signal[]
+  const signals = sideBySideBatch()
   const packed = Buffer.from(packSignals(signals)).toString('hex')
   const features = `{${Array.from({ length: 34 }, () => Math.random().toFixed(3)).join(',')}}`
   await db.close()
@@ -84,24 +54,15 @@ select '${orgId}', session_id, batch_count, first_seen_at, now(), md5(random()::
     ['eight batches per transaction', eight, 8],
     ['24 batches per transaction', many, 24],
   ] as const) {
-    const file = join(tmpdir(), `${created}-${per}.sql`)
-    writeFileSync(file, script)
-    const seen = new Map<string, number>()
-    const t0 = performance.now()
-    const run = Bun.spawn(
-      ['pgbench', '-n', '-M', 'prepared', '-c', String(clients), '-j', '1', '-T', String(seconds), '-f', file, url.toString()],
-      {
-        stdout: 'pipe',
-        stderr: 'pipe',
-      }
-    )
-    const sampler = setInterval(() => backendsCpu(postmaster, created, seen), 100)
-    const out = await new Response(run.stdout).text()
-    await run.exited
-    clearInterval(sampler)
-    const wall = (performance.now() - t0) / 1000
-    // pgbench's backends start with it, so what they used is their CPU at the last sample.
-    const cpu = [...seen.values()].reduce((a, b) => a + b, 0)
+    const { out, cpu, wall } = await pgbenchCpu({
+      script,
+      name: `${created}-${per}`,
+      url: url.toString(),
+      clients,
+      seconds,
+      postmaster,
+      database: created,
+    })
     const tps = Number(out.match(/tps = ([\d.]+)/)?.[1] ?? Number.NaN)
     const batches = tps * per * seconds
     console.log(

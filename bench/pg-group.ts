@@ -11,11 +11,9 @@
 //                    organization in flight, as the service writes them)
 //   BENCH_GROUP      batches per group (default 24); BENCH_NEW new sessions among them (default 8)
 //   BENCH_KEEP       keep the database (its name is printed) for EXPLAIN / auto_explain by hand
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
-import type { Signal } from '../src/scoring/signals'
+import { pgbenchCpu, scratchDatabase, sideBySideBatch } from './lib'
 import { packSignals } from '../src/server/modules/ingest/codec'
 import { openDb } from '../src/server/platform/db'
 import { migrate } from '../src/server/platform/db/migrate'
@@ -29,28 +27,7 @@ const fresh = Number(process.env.BENCH_NEW ?? 8)
 const SESSIONS = 20_000
 const GROUPS = 8_000
 
-const cpuOf = (pid: string) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 }
-}
-/** CPU seconds so far of each backend of `database` (pgbench's backends exit with it: sample while it runs). */
-function backendsCpu(postmaster: number, database: string, seen: Map<string, number>): void {
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue
-    try {
-      const { ppid, cpu } = cpuOf(e)
-      if (ppid === postmaster && readFileSync(`/proc/${e}/cmdline`, 'utf8').split(' ').includes(database)) seen.set(e, cpu)
-    } catch {}
-  }
-}
-
-const created = `bss_group_${Date.now().toString(36)}`
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-await admin.unsafe(`create database ${created}`)
-const url = new URL(adminUrl)
-url.pathname = `/${created}`
-const [{ pid }] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`
-const postmaster = cpuOf(String(pid)).ppid
+const { created, admin, url, postmaster } = await scratchDatabase('bss_group', adminUrl)
 const hasStatements = (await admin`select 1 from pg_extension where extname = 'pg_stat_statements'`).length > 0
 try {
   const db = await openDb({ url: url.toString(), timeoutMs: 300_000 }) // the setup inserts 8,000 groups in one statement
@@ -72,13 +49,7 @@ try {
   await db.sql`create unique index on bench_ids (n)`
   await db.sql`insert into usage_counters (org_id, month, sessions_used) values (${orgId}, ${month}::date, ${SESSIONS})`
   // The side-by-side workload's batch: 200 pointer moves (../shared/bench/ingest.lua).
-  const signals: Signal[] = Array.from({ length: 200 }, (_, i) => ({
-    t: (i + 1) * 16,
-    k: 'mm',
-    x: 100 + (i + 1) * 3 + Math.floor(Math.random() * 5),
-    y: 200 + Math.floor(Math.random() * 41),
-    n: 1 + Math.floor(Math.random() * 4),
-  })) as Signal[]
+  const signals = sideBySideBatch()
   const one = Buffer.from(packSignals(signals))
   const features = Array.from({ length: 34 }, () => Math.random().toFixed(3)).join(',')
   // Every group's parameters, made beforehand (each used once: its new sessions must be new), sessions in
@@ -109,26 +80,17 @@ try {
   g.hash, array_fill(null::text, array[${size}]), array_fill(now(), array[${size}]), g.count, c.packed, g.packed_end, g.features) w
 where g.n = (select nextval('bench_next'));
 `
-  const file = join(tmpdir(), `${created}.sql`)
-  writeFileSync(file, call)
   if (hasStatements) await admin`select pg_stat_statements_reset()`
   const [wal0] = await admin`select wal_records, wal_bytes, wal_fpi, pg_current_wal_lsn() as lsn from pg_stat_wal`
-  const seen = new Map<string, number>()
-  const t0 = performance.now()
-  const run = Bun.spawn(
-    ['pgbench', '-n', '-M', 'prepared', '-c', String(clients), '-j', '1', '-T', String(seconds), '-f', file, url.toString()],
-    {
-      stdout: 'pipe',
-      stderr: 'pipe',
-    }
-  )
-  const sampler = setInterval(() => backendsCpu(postmaster, created, seen), 100)
-  const out = await new Response(run.stdout).text()
-  const err = await new Response(run.stderr).text()
-  await run.exited
-  clearInterval(sampler)
-  const wall = (performance.now() - t0) / 1000
-  const cpu = [...seen.values()].reduce((a, b) => a + b, 0)
+  const { out, err, cpu, wall } = await pgbenchCpu({
+    script: call,
+    name: created,
+    url: url.toString(),
+    clients,
+    seconds,
+    postmaster,
+    database: created,
+  })
   const [wal1] = await admin`select wal_records, wal_bytes, wal_fpi from pg_stat_wal`
   const check = postgres(url.toString(), { max: 1, onnotice: () => {} })
   const [{ n: batches }] = await check<{ n: number }[]>`select count(*)::int - ${SESSIONS} as n from session_batches`
