@@ -252,7 +252,7 @@ for (const g of generated.filter((g) => g.kind === 'bot' && g.modality === 'keyb
     sessions.map((s, i) => score(familyModel(g.name), s, false, judged?.[i]))
   )
 }
-// bot tools the trees never saw, trained or held out (a model of the first human fold, with every trained bot family)
+// bot tools no model trained on (scored by the first human fold's model, which every trained bot family is in)
 for (const g of generated.filter((g) => g.kind === 'bot' && g.untrained)) {
   const sessions = Array.from({ length: BOTS_PER_FAMILY }, (_, i) => g.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}`, i))))
   botRow(

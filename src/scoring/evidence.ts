@@ -159,27 +159,25 @@ export function scrollEvidence(s: ScrollStats): Evidence | null {
   return { modality: 'scroll', z: Math.min(1.2, 0.9 + s.events / 50), codes: [] }
 }
 
+/** log-odds of hcs 31, just above the bot threshold: evidence that alone makes a session suspicious, never a bot */
+const SUSPICIOUS_AT_WORST = Math.log(0.31 / 0.69)
+
 /**
  * Some phones report a constant contact (a screen that senses no pressure reports force 0, one that
  * reports a single point radius 1); others vary it on every event. Mild: alone it makes a session
- * suspicious, never a bot (hcs 31); it adds to other evidence against a session.
+ * suspicious, never a bot; it adds to other evidence against a session.
  */
-const TOUCH_CONTACT_CONSTANT_Z = Math.log(0.31 / 0.69)
-
 function touchEvidence(t: NonNullable<SessionFeatures['touchContact']>): Evidence | null {
-  if (t.values >= 10 && t.variance === 0) return { modality: 'touch', z: TOUCH_CONTACT_CONSTANT_Z, codes: ['touch_contact_constant'] }
+  if (t.values >= 10 && t.variance === 0) return { modality: 'touch', z: SUSPICIOUS_AT_WORST, codes: ['touch_contact_constant'] }
   return null
 }
-
-/** one or two presses without movement: alone a session is suspicious (hcs 31), not a bot */
-const FEW_STILL_PRESSES_Z = Math.log(0.31 / 0.69)
 
 function clickEvidence(presses: number): Evidence | null {
   if (presses === 0) return null
   // A mouse that presses without ever moving: a script's element click, or a cursor resting on the
   // button (a page that opened under it, a banner that appeared there). One or two such presses were a
   // bot on their own (−1.5: hcs 18) until m4-2026.11.9; three or more with no movement at all are a script's.
-  return { modality: 'clicks', z: presses >= 3 ? -4 : FEW_STILL_PRESSES_Z, codes: ['click_without_movement'] }
+  return { modality: 'clicks', z: presses >= 3 ? -4 : SUSPICIOUS_AT_WORST, codes: ['click_without_movement'] }
 }
 
 /** a pointer judged on a clock this coarse (resistFingerprinting: 100 ms), or sampled this sparsely (a remote desktop), may make a session suspicious, never a bot */
@@ -189,8 +187,6 @@ const SPARSE_REPEATED_STEPS = 0.1
 /** tested strokes, and the share of them on a line, from which a sparse pointer is a tween along lines and the floor no longer holds */
 const SPARSE_LINES_MIN = 5
 const SPARSE_ON_LINE_SHARE = 0.9
-/** log-odds of hcs 31: just above the bot threshold */
-const COARSE_CLOCK_FLOOR = Math.log(0.31 / 0.69)
 
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
@@ -222,7 +218,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // trees alone may make a session suspicious; a bot needs other evidence too (a constant contact,
     // bursts, untrusted events).
     const touchFloor = f.pointerTouch
-    if (((sparse && !mechanical && !alongLines) || touchFloor) && p.z < COARSE_CLOCK_FLOOR) p.z = COARSE_CLOCK_FLOOR
+    if (((sparse && !mechanical && !alongLines) || touchFloor) && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
     out.push(p)
   }
   const k = f.keyboard && keyboardEvidence(f.keyboard)
@@ -292,9 +288,9 @@ export function vectorEvidenceOf(model: M4Model, f: readonly number[]): Evidence
     })
     if (s) out.push(s)
   }
-  if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: TOUCH_CONTACT_CONSTANT_Z, codes: ['touch_contact_constant'] })
+  if (f[F.touch_radius_pressure_var] === 0) out.push({ modality: 'touch', z: SUSPICIOUS_AT_WORST, codes: ['touch_contact_constant'] })
   if (f[F.ptr_moves_log] === 0 && has(f[F.click_hold_mean]) && !has(f[F.touch_radius_pressure_var]) && !has(f[F.swipe_peak_time_share]))
-    out.push({ modality: 'clicks', z: FEW_STILL_PRESSES_Z, codes: ['click_without_movement'] })
+    out.push({ modality: 'clicks', z: SUSPICIOUS_AT_WORST, codes: ['click_without_movement'] })
   // the vector does not show the clock: a 100 ms timer also gives a high share, so only a share no coarse clock produces counts
   const share = f[F.gap_burst_share]
   const grid = f[F.gap_grid_share]

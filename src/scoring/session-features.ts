@@ -596,23 +596,17 @@ function typingStats(signals: readonly Signal[], from = 0, softKeyboard = false)
     // A held key (an arrow to scroll, Backspace to clear a field): the OS repeats its keydown after a
     // delay and then every 30–80 ms, with no key event between. Those are not presses; counted, a
     // reader holding ↓ for three seconds typed 75 "keys" 33 ms apart and was a bot by typing_too_fast.
+    // a soft keyboard's keyup right after its keydown is one event split in two, not a burst
+    let pair = false
     if (s.k === 'kd') {
       const repeat = last?.kd === true && last.kc === kc && (last.repeat || s.t - last.t >= REPEAT_DELAY_MS)
       last = { kd: true, kc, t: s.t, repeat }
       if (repeat) continue
     } else {
-      // a soft keyboard's keyup right after its keydown is one event split in two, not a burst
-      const pair = softKeyboard && last?.kd === true && last.kc === kc
+      pair = softKeyboard && last?.kd === true && last.kc === kc
       last = { kd: false, kc, t: s.t, repeat: false }
-      if (pair) {
-        prev = s.t
-        ups++
-        const same = open.findIndex((d) => d.kc === kc)
-        if (same >= 0) open.splice(same, 1)[0].up = s.t
-        continue
-      }
     }
-    if (prev !== undefined) {
+    if (prev !== undefined && !pair) {
       events++
       if (s.t - prev < 2) bursts++
     }
