@@ -5,7 +5,7 @@ import { createServices } from '../../src/server/services'
 import { MemoryRateLimiter } from '../../src/server/platform/ratelimit'
 import { createHarness, type Harness } from '../helpers/harness'
 import { testDbKind } from '../helpers/db'
-import { makeBatch, makeSignals, midMonth, rowCounts } from './support'
+import { ingest, makeBatch, makeSignals, midMonth, rowCounts } from './support'
 
 // Two service instances with their own deps (key cache, rate limiter, connection pool) on one database.
 // On PGlite, which has a single connection, the second instance shares the Db object.
@@ -99,4 +99,44 @@ describe('plan limit under concurrency', () => {
     expect(session).toEqual({ signal_count: 60, batch_count: 2 })
     expect((await rowCounts(h, h.b)).used).toBe(usedBefore + 1)
   }, 60_000)
+
+  // A reader whose store loses to a score of as many batches (another instance, or a newer batch's
+  // reader) answers with the score it computed over the batches it read, at once: scoring again
+  // behind a busy session could lose again and again, and used to end in a 503 after five losses.
+  it.skipIf(testDbKind() !== 'postgres')(
+    'a reader that loses the store race answers with its own score of the batches it read',
+    async () => {
+      const sql = h.deps.db.sql
+      const first = makeBatch(h, { signals: makeSignals(40) })
+      expect((await ingest(h, h.a.publicKey, first)).status).toBe(202)
+      h.clock.advance(1_000)
+      const next = { ...first, captured_at: h.clock.now().toISOString(), signals: makeSignals(40, 1_000) }
+      expect((await ingest(h, h.a.publicKey, next)).status).toBe(202)
+      const where = sql`org_id = ${h.a.orgId} and session_id = ${first.session_id}`
+      const { pending } = await sql.begin(async (tx) => {
+        // hold the session's row so the reader's store waits, then store "another instance's" score of both batches
+        await tx`select 1 from sessions where ${where} for update`
+        const pending = second.handle(
+          new Request(`http://localhost/v1/session/${first.session_id}`, { headers: { 'x-api-key': h.a.secretKey } })
+        )
+        for (let i = 0; i < 500; i++) {
+          const [{ waiting }] = await sql<[{ waiting: number }]>`
+          select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`
+          if (waiting > 0) break
+          await Bun.sleep(10)
+        }
+        await tx`update sessions set scored_batches = batch_count, scored_at = now(), hcs = 99.9, m3_score = 0.999,
+        verdict = 'human', reasons = '{}', model_version = 'another-instance' where ${where}`
+        return { pending }
+      })
+      const answer = await pending
+      expect(answer.status).toBe(200)
+      const body = await answer.json()
+      expect(body).toMatchObject({ session_id: first.session_id, batches: 2, signals: 80 })
+      expect(body.model_version).not.toBe('another-instance')
+      const [stored] = await sql<{ model_version: string }[]>`select model_version from sessions where ${where}`
+      expect(stored!.model_version).toBe('another-instance')
+    },
+    60_000
+  )
 })

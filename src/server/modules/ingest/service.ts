@@ -312,28 +312,28 @@ export function currentResult(
 }
 
 async function readOrScore(db: Db, orgId: string, sessionId: string, now: Date): Promise<SessionResult | null> {
-  // Two readers scoring at once: the one that stores the larger view wins, the other reads again.
-  for (let attempt = 0; ; attempt++) {
-    const read = await db.tenant(orgId, async (tx) => {
-      const row = await repo.findSession(tx, orgId, sessionId)
-      if (!row || isFresh(row)) return { row, input: null }
-      return { row, input: await repo.scoringInput(tx, orgId, sessionId) }
-    })
-    if (!read.row) return null
-    if (!read.input) return toResult(read.row)
-    const stored = await scoreAndStore(db, orgId, sessionId, read.input, now)
-    if (stored) return stored
-    if (attempt === 4)
-      throw new ApiError('unavailable', 'the session is changing too fast to score; retry shortly', undefined, { 'retry-after': '1' })
-  }
+  const read = await db.tenant(orgId, async (tx) => {
+    const row = await repo.findSession(tx, orgId, sessionId)
+    if (!row || isFresh(row)) return { row, input: null }
+    return { row, input: await repo.scoringInput(tx, orgId, sessionId) }
+  })
+  if (!read.row) return null
+  if (!read.input) return toResult(read.row)
+  // A reader that loses the race to a score of at least as many batches answers with its own: it
+  // covers every batch stored when the caller asked, and scoring again behind a busy session could
+  // lose again and again.
+  const { stored, scored } = await scoreAndStore(db, orgId, sessionId, read.input, now)
+  const covered = { batches: read.input.batches, signals: read.input.signalCount }
+  return toResult(stored ?? { ...read.row, ...scored, scored_at: now }, covered)
 }
 
 /**
  * Scores the session over its stored signals as they were at read time, in batch (arrival) order,
  * never re-sorted (time going back across batches is itself evidence), with the latest batch's client
- * vector; then stores the score unless a score of as many batches got there first (null then).
+ * vector; then stores the score unless a score of as many batches or more got there first (stored is
+ * null then).
  */
-async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: repo.ScoringInput, now: Date): Promise<SessionResult | null> {
+async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: repo.ScoringInput, now: Date) {
   const signals = sessionSignals(input)
   const print = fingerprint(signals)
   const material = sessionMaterial(orgId, signals)
@@ -354,7 +354,7 @@ async function scoreAndStore(db: Db, orgId: string, sessionId: string, input: re
     if (stored) await storeMaterial(tx, orgId, sessionId, material)
     return stored
   })
-  return row ? toResult(row, { batches: input.batches, signals: input.signalCount }) : null
+  return { stored: row, scored }
 }
 
 /** Every stored signal of the scored batches, concatenated in seq order (purged batches contribute none). */
