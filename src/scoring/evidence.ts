@@ -182,8 +182,12 @@ function clickEvidence(presses: number): Evidence | null {
 
 /** a pointer judged on a clock this coarse (resistFingerprinting: 100 ms), or sampled this sparsely (a remote desktop), may make a session suspicious, never a bot */
 export const POINTER_COARSE_CLOCK_MS = 50
+/** variation of a sparse pointer's step lengths over that of its gaps (session-features.ts, pointerStepGapCv) under which the floor no longer holds */
+const SPARSE_STEADY_STEPS = 0.5
 /** share of a sparse pointer's steps that repeat the previous one, from which the floor no longer holds */
 const SPARSE_REPEATED_STEPS = 0.1
+/** consecutive slow steps (session-features.ts, slowRun) from which a pointer sampled every frame is a move-and-sleep loop */
+const SLOW_RUN_MIN = 10
 /** tested strokes, and the share of them on a line, from which a sparse pointer is a tween along lines and the floor no longer holds */
 const SPARSE_LINES_MIN = 5
 const SPARSE_ON_LINE_SHARE = 0.9
@@ -210,6 +214,12 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // with five or more (0.75 with four), at most 8 % of a SapiMouse window re-captured sparsely.
     const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
+    // Nor does a tick hold a hand's step to one length: sampled on a tick, the distance varies and the gap
+    // does not (step-length CV over gap CV ≥ 1.43 in 5,356 Balabit windows; ≥ 0.66 in DELBOT's people in a
+    // virtual machine, ≥ 1.08 of any real person re-captured on a 100 ms clock or a remote desktop). A
+    // loop that moves the cursor by about one length and sets its speed by how long it sleeps varies the
+    // gap instead (DELBOT's pynput bots sampled that sparsely: median 0.44).
+    const steadySteps = f.pointerStepGapCv < SPARSE_STEADY_STEPS
     const { tested, onLine } = f.pointerLines
     const alongLines = tested >= SPARSE_LINES_MIN && onLine >= SPARSE_ON_LINE_SHARE * tested
     // A touch pointer is floored the same way: the trees have met people on a phone only drawing
@@ -218,8 +228,19 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // trees alone may make a session suspicious; a bot needs other evidence too (a constant contact,
     // bursts, untrusted events).
     const touchFloor = f.pointerTouch
-    if (((sparse && !mechanical && !alongLines) || touchFloor) && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
+    if (((sparse && !mechanical && !alongLines && !steadySteps) || touchFloor) && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
     out.push(p)
+    // A mouse reports every count it moves and the browser passes a move on every frame, so a pointer
+    // otherwise sampled finely that advances in jumps of several pixels a tenth of a second apart, ten
+    // times in a row, is moved by a loop that sleeps (DELBOT's pynput bots: half of their pages). Real
+    // people on a browser's clock: at most 3 in a row (SapiMouse, DELBOT, 1,125 fine Balabit windows: 0
+    // at 10); a virtual machine's lag does it too (DELBOT's people in one: up to 10 as recorded, sampled
+    // every 50 ms so sparse; up to 17 re-captured at 60–240 Hz, fine again).
+    // Both rules are mild (−1.5, the keyboard's mild weight): strokes the trees find human (z ≥ 1.31,
+    // hcs 79) keep a session above the bot threshold. As hard evidence (−4) they caught 3 more of the
+    // 54 pynput pages and nothing else in the eval (m4-2026.11.10).
+    if (sparse && steadySteps) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mechanical_steps'] })
+    if (!sparse && f.pointerSlowRun >= SLOW_RUN_MIN) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_slow_steps'] })
   }
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)

@@ -29,6 +29,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   pointer_unnatural_velocity_profile: 'How the pointer sped up and slowed down did not look like a person aiming.',
   pointer_curvature_speed_mismatch: 'The pointer did not slow down in curves the way human movement does.',
   pointer_mechanical_steps: 'The pointer moved in repeated, equal steps, like a script moving the cursor.',
+  pointer_slow_steps:
+    'The pointer advanced in jumps of several pixels a tenth of a second or more apart, many times in a row, like a script that moves the cursor and sleeps; a moving mouse reports every frame.',
   pointer_regular_timing: 'The time between pointer movements was too regular for a person.',
   pointer_unusual_speed: 'The speed, duration or number of pointer movements was unlike people’s.',
   pointer_dynamics_unnatural: 'The pointer movement as a whole looked unlike people’s, without one single cause.',
@@ -144,8 +146,14 @@ function pointerDetail(code: string, f: SessionFeatures): string | null {
       return `path straightness (median chord/path) ${fmt(p[POINTER_INDEX.straight_med], 3)} over ${strokes}; ${range('straight_med', 3)}`
     case 'pointer_regular_timing':
       return `variation of the time between moves (median CV) ${fmt(p[POINTER_INDEX.dt_cv_med], 2)} over ${strokes}; ${range('dt_cv_med', 2)}`
-    case 'pointer_mechanical_steps':
-      return `${pct(p[POINTER_INDEX.step_repeat_share])} of steps repeat the previous one over ${strokes}; people: 0–14 % (1st–99th percentile)`
+    case 'pointer_mechanical_steps': {
+      const ratio = Number.isFinite(f.pointerStepGapCv)
+        ? `; step-length variation over gap variation ${fmt(f.pointerStepGapCv, 2)} (people sampled as sparsely: ≥ 0.66)`
+        : ''
+      return `${pct(p[POINTER_INDEX.step_repeat_share])} of steps repeat the previous one over ${strokes}; people: 0–14 % (1st–99th percentile)${ratio}`
+    }
+    case 'pointer_slow_steps':
+      return `${fmt(f.pointerSlowRun)} moves in a row each ≥ 80 ms after the one before and ≥ 3 px from it; people on a browser's clock: at most 3 in a row (SapiMouse, DELBOT)`
     case 'pointer_dynamics_natural':
     case 'pointer_path_too_smooth':
     case 'pointer_no_corrections':

@@ -29,6 +29,11 @@ const LINE_MIN_CHORD_PX = 50
 const LINE_MIN_SAMPLES = 4
 /** every sample this close to the chord: on the line (integer positions on an exact line are within 0.71 px) */
 const ON_LINE_PX = 1
+/** a slow step: a mouse position this long after the one before, inside a stroke, this far from it */
+const SLOW_STEP_MS = 80
+const SLOW_STEP_PX = 3
+/** steps before pointerStepGapCv is measured */
+const STEP_GAP_MIN = 20
 
 export const POINTER_FEATURE_NAMES = [
   'strokes_log',
@@ -118,6 +123,15 @@ export type SessionFeatures = {
   pointerSampleMs: number
   /** counted strokes with a chord of LINE_MIN_CHORD_PX and LINE_MIN_SAMPLES samples, and those of them whose every sample lies within ON_LINE_PX of the chord */
   pointerLines: { tested: number; onLine: number }
+  /**
+   * over a mouse pointer's moves inside strokes (those that moved): the variation of the step lengths over
+   * the variation of the gaps (CVs); NaN with fewer than STEP_GAP_MIN steps. A hand sampled on a tick moves
+   * a different distance every tick (high); a loop that moves the cursor by one length and sets its speed
+   * by how long it sleeps varies the gaps instead (low).
+   */
+  pointerStepGapCv: number
+  /** the longest run of consecutive slow steps (SLOW_STEP_MS apart or more, SLOW_STEP_PX or more) inside a mouse stroke */
+  pointerSlowRun: number
   keyboard: TypingStats | null
   scroll: ScrollStats | null
   /** touch radius/force readings and their variance; null with fewer than 3 */
@@ -453,6 +467,28 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   }
 }
 
+/**
+ * The longest run of consecutive slow steps in a mouse stroke: positions SLOW_STEP_MS or more after the
+ * one before (the stroke goes on: under STROKE_PAUSE_MS), each SLOW_STEP_PX or more away. A mouse reports
+ * as soon as it has moved one count, every 1–8 ms, and the browser passes a move on every frame; a hand
+ * moving that slowly arrives a pixel at a time. Jumps of several pixels a tenth of a second apart, again
+ * and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a few
+ * frames a second. The first move after the stroke's start is not counted.
+ */
+function slowRun(st: Stroke): number {
+  if (st.touch) return 0
+  const { t, x, y } = st
+  let run = 0
+  let longest = 0
+  for (let i = 2; i < t.length; i++) {
+    if (t[i] - t[i - 1] >= SLOW_STEP_MS && Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]) >= SLOW_STEP_PX) {
+      run++
+      if (run > longest) longest = run
+    } else run = 0
+  }
+  return longest
+}
+
 /** whether every sample of a stroke lies within ON_LINE_PX of the line from its first sample to its last; undefined when too short to tell */
 function onLine(st: Stroke): boolean | undefined {
   const { x, y } = st
@@ -476,6 +512,8 @@ function pointerFeatures(
   presses: number
   sampleMs: number
   lines: SessionFeatures['pointerLines']
+  slowRun: number
+  stepGapCv: number
 } {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
@@ -484,7 +522,19 @@ function pointerFeatures(
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
+  let slow = 0
+  const stepLengths: number[] = []
+  const stepGaps: number[] = []
   for (const st of strokes) {
+    slow = Math.max(slow, slowRun(st))
+    if (!st.touch)
+      for (let i = 1; i < st.t.length && stepLengths.length < 4000; i++) {
+        const d = Math.hypot(st.x[i] - st.x[i - 1], st.y[i] - st.y[i - 1])
+        if (d > 0) {
+          stepLengths.push(d)
+          stepGaps.push(st.t[i] - st.t[i - 1])
+        }
+      }
     const s = strokeStats(st)
     if (!s) continue
     stats.push(s)
@@ -501,7 +551,10 @@ function pointerFeatures(
   }
   const touch = touchStrokes * 2 > stats.length
   const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
-  if (stats.length < MIN_STROKES) return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines }
+  const gapCv = stepGaps.length >= STEP_GAP_MIN ? cvOf(stepGaps) : 0
+  const stepGapCv = gapCv > 0 ? cvOf(stepLengths) / gapCv : Number.NaN
+  if (stats.length < MIN_STROKES)
+    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -563,7 +616,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -789,6 +842,8 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     pointerTouch: ptr.touch,
     pointerSampleMs: ptr.sampleMs,
     pointerLines: ptr.lines,
+    pointerSlowRun: ptr.slowRun,
+    pointerStepGapCv: ptr.stepGapCv,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

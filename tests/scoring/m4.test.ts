@@ -296,6 +296,11 @@ describe('a pointer on a coarse clock or sampled sparsely (≥ 50 ms) is never b
       expect(f.timing.resolutionMs).toBeLessThan(50)
       expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
       if (repeats(rdp)) continue
+      // constant speed through a tick: one step length at gaps the transport varies (m4-2026.11.10), judged by the trees
+      if (f.pointerStepGapCv < 0.5) {
+        expect(pointerZ(rdp)).toBe(calibratedLogit(MODEL.pointer, f.pointer!))
+        continue
+      }
       expect(pointerZ(rdp)).toBeGreaterThan(hcs30)
       // the trees alone would call it a bot: the floor is what holds
       if (calibratedLogit(MODEL.pointer, f.pointer!) < hcs30) heldUp++
@@ -632,4 +637,100 @@ describe('nested calibration (eval): an outer fold does not choose its own shift
     expect(humanSafeShift(held(lowered), 'pointer', cal, 1).shift).toBe(humanSafeShift(held(base), 'pointer', cal, 1).shift)
     expect(humanSafeShift(held(lowered), 'pointer', cal, 0).shift).toBeGreaterThan(humanSafeShift(held(base), 'pointer', cal, 0).shift + 1)
   }, 60000)
+})
+
+describe('a cursor moved by a loop that sleeps (DELBOT pynput): slow equal jumps, gaps that set the speed', () => {
+  const slowStepsOf = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.codes.includes('pointer_slow_steps'))
+  const steadyOf = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter(
+      (e) => e.modality === 'pointer' && e.z === -1.5 && e.codes.includes('pointer_mechanical_steps')
+    )
+  /** strokes of `frames` moves one frame apart, then `slow` moves of `px` px each `gap` ms apart (a sleep between OS moves) */
+  const looped = (slow: number, gap: (i: number) => number, px = 4): Signal[] => {
+    const out: Signal[] = []
+    let t = 0
+    let x = 300
+    let y = 300
+    for (let k = 0; k < 6; k++) {
+      for (let i = 0; i < 30; i++) {
+        t += 16.7
+        x += 6 + (i % 5)
+        y += k % 2 ? 3 : -3
+        out.push({ t: Math.round(t * 10) / 10, k: 'mm', x, y })
+      }
+      for (let i = 0; i < slow; i++) {
+        t += gap(i)
+        x -= px * 0.8
+        y += px * 0.6
+        out.push({ t: Math.round(t * 10) / 10, k: 'mm', x: Math.round(x), y: Math.round(y) })
+      }
+      out.push({ t: t + 80, k: 'md', x, y }, { t: t + 180, k: 'mu', x, y })
+      t += 900
+    }
+    return out
+  }
+  it('counts the longest run of moves ≥ 80 ms apart and ≥ 3 px from the one before, inside a stroke', () => {
+    expect(sessionFeatures(looped(12, () => 150)).pointerSlowRun).toBe(12)
+    // the same gaps with a pixel per move: how a slow hand arrives
+    expect(sessionFeatures(looped(12, () => 150, 1)).pointerSlowRun).toBe(0)
+    // one frame apart: a hand on every frame
+    expect(sessionFeatures(looped(12, () => 16.7)).pointerSlowRun).toBe(0)
+  })
+  it('ten or more in a row, on an otherwise finely sampled pointer, is mild bot evidence with its own code', () => {
+    const session = looped(12, (i) => 133.3 + 16.7 * (i % 3))
+    expect(sessionFeatures(session).pointerSampleMs).toBeLessThan(50)
+    expect(slowStepsOf(session)).toEqual([{ modality: 'pointer', z: -1.5, codes: ['pointer_slow_steps'] }])
+    expect(scoreSession({ signals: session, clientFeatures: windowFeatures(session), replayed: false }).reasons).toContain(
+      'pointer_slow_steps'
+    )
+    expect(slowStepsOf(looped(9, () => 150))).toEqual([])
+  })
+  it('real people on a browser’s clock never make more than a few such moves in a row', () => {
+    let longest = 0
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')])
+      if (s.label === 'human') longest = Math.max(longest, sessionFeatures(s.signals).pointerSlowRun)
+    // DELBOT's people in a virtual machine reach 10 (sampled every 50 ms: sparse, so not judged by it)
+    expect(longest).toBeGreaterThanOrEqual(3)
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
+      if (s.label !== 'human') continue
+      const f = sessionFeatures(s.signals)
+      if (f.pointerSampleMs < 50) expect(f.pointerSlowRun).toBeLessThan(10)
+    }
+  })
+  it('sampled sparsely, steps of one length at gaps that vary are mild bot evidence and lift the sparse floor', () => {
+    // every move 4 px on, 50–167 ms apart: the speed set by the sleep, the step by the loop
+    const out: Signal[] = []
+    let t = 0
+    for (let k = 0; k < 6; k++) {
+      for (let i = 0; i < 25; i++) {
+        t += 50 + 16.7 * ((i * 7 + k) % 8)
+        out.push({ t: Math.round(t * 10) / 10, k: 'mm', x: 200 + 4 * i, y: 300 + 40 * k + 2 * i })
+      }
+      out.push({ t: t + 80, k: 'md', x: 300, y: 300 }, { t: t + 180, k: 'mu', x: 300, y: 300 })
+      t += 900
+    }
+    const f = sessionFeatures(out)
+    expect(f.pointerSampleMs).toBeGreaterThanOrEqual(50)
+    expect(f.pointerStepGapCv).toBeLessThan(0.5)
+    expect(steadyOf(out)).toHaveLength(1)
+    // the trees' own judgement, not the floor at hcs 31
+    expect(sessionEvidenceOf(MODEL, f).find((e) => e.modality === 'pointer')!.z).toBe(calibratedLogit(MODEL.pointer, f.pointer!))
+  })
+  it('real people sampled that sparsely move a different distance every tick', () => {
+    // DELBOT's people in a virtual machine as recorded, and every real person through a remote desktop or on a 100 ms clock
+    let lowest = Number.POSITIVE_INFINITY
+    let sparse = 0
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
+      if (s.label !== 'human') continue
+      for (const c of ['as_recorded', 'remote_desktop', 'timer_100'] as const) {
+        const f = sessionFeatures(applyCapture(s.signals, c))
+        if (!(f.pointerSampleMs >= 50 || f.timing.resolutionMs >= 50) || !Number.isFinite(f.pointerStepGapCv)) continue
+        sparse++
+        lowest = Math.min(lowest, f.pointerStepGapCv)
+      }
+    }
+    expect(sparse).toBeGreaterThan(500)
+    expect(lowest).toBeGreaterThan(0.6)
+  })
 })
