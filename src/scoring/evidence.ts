@@ -7,7 +7,7 @@
 // real typists (ml/data/real/README.md) and fire only on clear automation.
 import { FEATURE_INDEX as F, NO_DATA } from './features'
 import { type M4Model, type TreeEnsemble, calibratedLogit, treeContributions } from './inference'
-import { POINTER_INDEX, type ScrollStats, type SessionFeatures, type TypingStats } from './session-features'
+import { COARSE_TIMER_MS, POINTER_INDEX, type ScrollStats, type SessionFeatures, type TypingStats } from './session-features'
 
 export type Modality = 'pointer' | 'keyboard' | 'scroll' | 'touch' | 'clicks' | 'timing'
 export type Evidence = { modality: Modality; z: number; codes: string[] }
@@ -188,6 +188,11 @@ const SPARSE_STEADY_STEPS = 0.5
 const SPARSE_REPEATED_STEPS = 0.1
 /** consecutive slow steps (session-features.ts, slowRun) from which a pointer sampled every frame is a move-and-sleep loop */
 const SLOW_RUN_MIN = 10
+/** reversals at speed (session-features.ts, pointerReversals): pairs before their share counts, the share; one-frame backsteps, and their share of the triples */
+const REVERSAL_PAIRS_MIN = 20
+const REVERSAL_SHARE = 0.1
+const BACKSTEPS_MIN = 3
+const BACKSTEP_SHARE = 0.02
 /** tested strokes, and the share of them on a line, from which a sparse pointer is a tween along lines and the floor no longer holds */
 const SPARSE_LINES_MIN = 5
 const SPARSE_ON_LINE_SHARE = 0.9
@@ -241,6 +246,18 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // 54 pynput pages and nothing else in the eval (m4-2026.11.10).
     if (sparse && steadySteps) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mechanical_steps'] })
     if (!sparse && f.pointerSlowRun >= SLOW_RUN_MIN) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_slow_steps'] })
+    // A hand moving the mouse ≥ 3 px a frame carries momentum: to turn back it slows first (small steps).
+    // Turning by more than 90° between two such steps, often, or stepping back for one frame between two
+    // steps that go on (twice reversed within ~33 ms: a 30 Hz oscillation), is noise added to a scripted
+    // path (DELBOT's pyHM and GAN bots). Real people: a share of at most 0.076 of their fast step pairs in
+    // any capture on a fine clock (a frame clock merges samples: up to 0.16), at most 2 backsteps and 0.7 %
+    // of fast triples. Mild, as above: a mouse with a failing sensor jitters too.
+    const r = f.pointerReversals
+    const fineClock = f.timing.resolutionMs < COARSE_TIMER_MS
+    if (!sparse && fineClock && r.pairs >= REVERSAL_PAIRS_MIN && r.reversals >= REVERSAL_SHARE * r.pairs)
+      out.push({ modality: 'pointer', z: MILD, codes: ['pointer_impossible_reversals'] })
+    if (!sparse && r.backsteps >= BACKSTEPS_MIN && r.backsteps >= BACKSTEP_SHARE * r.triples)
+      out.push({ modality: 'pointer', z: MILD, codes: ['pointer_impossible_reversals'] })
   }
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)

@@ -32,6 +32,9 @@ const ON_LINE_PX = 1
 /** a slow step: a mouse position this long after the one before, inside a stroke, this far from it */
 const SLOW_STEP_MS = 80
 const SLOW_STEP_PX = 3
+/** a reversal at speed: two consecutive mouse steps this long or longer, each at most REVERSAL_GAP_MS, turning more than 90° */
+const REVERSAL_STEP_PX = 3
+const REVERSAL_GAP_MS = 50
 /** steps before pointerStepGapCv is measured */
 const STEP_GAP_MIN = 20
 
@@ -130,6 +133,12 @@ export type SessionFeatures = {
    * by how long it sleeps varies the gaps instead (low).
    */
   pointerStepGapCv: number
+  /**
+   * consecutive mouse steps at speed (each ≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS apart) inside strokes:
+   * pairs tested and those turning more than 90°; triples tested and one-frame backsteps among them (the
+   * middle step against both of its neighbours, which go the same way)
+   */
+  pointerReversals: { pairs: number; reversals: number; triples: number; backsteps: number }
   /** the longest run of consecutive slow steps (SLOW_STEP_MS apart or more, SLOW_STEP_PX or more) inside a mouse stroke */
   pointerSlowRun: number
   keyboard: TypingStats | null
@@ -489,6 +498,24 @@ function slowRun(st: Stroke): number {
   return longest
 }
 
+/** adds a mouse stroke's reversals at speed to `r` (SessionFeatures['pointerReversals']) */
+function countReversals(st: Stroke, r: SessionFeatures['pointerReversals']): void {
+  if (st.touch) return
+  const { t, x, y } = st
+  // step i runs from sample i − 1 to sample i; fast: long enough and soon enough
+  const fast = (i: number) => t[i] - t[i - 1] <= REVERSAL_GAP_MS && Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]) >= REVERSAL_STEP_PX
+  const against = (i: number, j: number) => (x[i] - x[i - 1]) * (x[j] - x[j - 1]) + (y[i] - y[i - 1]) * (y[j] - y[j - 1]) < 0
+  for (let i = 2; i < t.length; i++) {
+    if (!fast(i - 1) || !fast(i)) continue
+    r.pairs++
+    if (against(i - 1, i)) r.reversals++
+    if (i + 1 < t.length && fast(i + 1)) {
+      r.triples++
+      if (against(i - 1, i) && against(i, i + 1) && !against(i - 1, i + 1)) r.backsteps++
+    }
+  }
+}
+
 /** whether every sample of a stroke lies within ON_LINE_PX of the line from its first sample to its last; undefined when too short to tell */
 function onLine(st: Stroke): boolean | undefined {
   const { x, y } = st
@@ -514,6 +541,7 @@ function pointerFeatures(
   lines: SessionFeatures['pointerLines']
   slowRun: number
   stepGapCv: number
+  reversals: SessionFeatures['pointerReversals']
 } {
   const { strokes, moves, presses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
@@ -523,10 +551,12 @@ function pointerFeatures(
   const ends: number[] = []
   const gaps: number[] = []
   let slow = 0
+  const reversals = { pairs: 0, reversals: 0, triples: 0, backsteps: 0 }
   const stepLengths: number[] = []
   const stepGaps: number[] = []
   for (const st of strokes) {
     slow = Math.max(slow, slowRun(st))
+    countReversals(st, reversals)
     if (!st.touch)
       for (let i = 1; i < st.t.length && stepLengths.length < 4000; i++) {
         const d = Math.hypot(st.x[i] - st.x[i - 1], st.y[i] - st.y[i - 1])
@@ -554,7 +584,7 @@ function pointerFeatures(
   const gapCv = stepGaps.length >= STEP_GAP_MIN ? cvOf(stepGaps) : 0
   const stepGapCv = gapCv > 0 ? cvOf(stepLengths) / gapCv : Number.NaN
   if (stats.length < MIN_STROKES)
-    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv }
+    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv, reversals }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -616,7 +646,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv, reversals }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -844,6 +874,7 @@ export function sessionFeatures(all: readonly Signal[]): SessionFeatures {
     pointerLines: ptr.lines,
     pointerSlowRun: ptr.slowRun,
     pointerStepGapCv: ptr.stepGapCv,
+    pointerReversals: ptr.reversals,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

@@ -734,3 +734,54 @@ describe('a cursor moved by a loop that sleeps (DELBOT pynput): slow equal jumps
     expect(lowest).toBeGreaterThan(0.6)
   })
 })
+
+describe('noise on a scripted path: the pointer turns back between two fast frames (DELBOT pyHM, GAN)', () => {
+  const reversalsOf = (signals: readonly Signal[]) =>
+    sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.codes.includes('pointer_impossible_reversals'))
+  /** strokes of 40 frames moving 8 px a frame to the right; `noise(i)` px added to x of frame i */
+  const path = (noise: (i: number) => number): Signal[] => {
+    const out: Signal[] = []
+    let t = 0
+    for (let k = 0; k < 4; k++) {
+      for (let i = 0; i < 40; i++) {
+        // a browser's clock: frames a few tenths of a ms apart from one another (a frame grid reads as a coarse clock)
+        t += 16.1 + ((i * 7) % 5) * 0.3
+        out.push({ t: Math.round(t * 10) / 10, k: 'mm', x: 100 + 8 * i + noise(k * 40 + i), y: 200 + 60 * k + i })
+      }
+      out.push({ t: t + 80, k: 'md', x: 420, y: 240 }, { t: t + 180, k: 'mu', x: 420, y: 240 })
+      t += 900
+    }
+    return out
+  }
+  it('counts fast step pairs turning by more than 90°, and one-frame steps back between steps that go on', () => {
+    expect(sessionFeatures(path(() => 0)).pointerReversals).toMatchObject({ reversals: 0, backsteps: 0 })
+    // every 10th frame pushed 12 px back: two reversals and one backstep each time
+    const r = sessionFeatures(path((i) => (i % 10 === 5 ? -12 : 0))).pointerReversals
+    expect(r.backsteps).toBe(16)
+    expect(r.reversals).toBe(32)
+    expect(r.pairs).toBeGreaterThan(140)
+    // slow steps do not count: the same shape at 1 px a frame
+    const slow = path(() => 0).map((s) => (s.k === 'mm' ? { ...s, x: 100 + (s.x! - 100) / 8 } : s))
+    expect(sessionFeatures(slow).pointerReversals.pairs).toBe(0)
+  })
+  it('is mild bot evidence from three backsteps on (and 2 % of fast triples), or a tenth of the pairs turning back', () => {
+    expect(reversalsOf(path((i) => (i % 10 === 5 ? -12 : 0)))).toHaveLength(2)
+    expect(reversalsOf(path((i) => (i === 45 || i === 85 ? -12 : 0)))).toEqual([])
+    for (const e of reversalsOf(path((i) => (i % 10 === 5 ? -12 : 0)))) expect(e.z).toBe(-1.5)
+  })
+  it('real people never do it: at most 2 backsteps, and under a tenth of their fast pairs on a fine clock', () => {
+    let most = 0
+    let back = 0
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
+      if (s.label !== 'human') continue
+      for (const c of ['as_recorded', 'integer_ms', 'rate_120', 'rate_240', 'uneven_delivery'] as const) {
+        const r = sessionFeatures(applyCapture(s.signals, c)).pointerReversals
+        if (r.pairs >= 20) most = Math.max(most, r.reversals / r.pairs)
+        back = Math.max(back, r.backsteps)
+      }
+    }
+    expect(most).toBeGreaterThan(0)
+    expect(most).toBeLessThan(0.1)
+    expect(back).toBeLessThan(3)
+  })
+})
