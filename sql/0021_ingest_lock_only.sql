@@ -75,11 +75,15 @@ begin
   -- A statement of its own, so its snapshot sees a session another transaction committed meanwhile
   -- (the insert above waited for it); for no key update is the lock the no-op update took, and it
   -- returns the latest committed counters.
+  -- One primary-key probe per session, in session order (a lateral subquery: `session_id = any(…)`
+  -- stayed a filter over the organization's whole key range in the generic plan made on an empty table).
   with held as (
-    select s.session_id, s.batch_count, s.signal_count, s.first_seen_at from sessions s
-    where s.org_id = p_org and s.session_id = any(p_session) and s.session_id <> all(v_made)
-    order by s.session_id
-    for no key update
+    select h.* from (select u.session_id from unnest(p_session) as u(session_id) where u.session_id <> all(v_made) order by 1) as u
+    cross join lateral (
+      select s.session_id, s.batch_count, s.signal_count, s.first_seen_at from sessions s
+      where s.org_id = p_org and s.session_id = u.session_id
+      for no key update
+    ) as h
   ), found as (
     select h.session_id, false as inserted, h.batch_count, h.signal_count, h.first_seen_at from held h
     union all
