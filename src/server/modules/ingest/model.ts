@@ -150,29 +150,27 @@ export function parseIsoUtc(text: string): number {
   return at
 }
 
-/**
- * Body of POST /v1/ingest (API.md). `now` is the injected clock: captured_at may be at most
- * 5 minutes ahead of it and at most 30 days behind it.
- */
-export function ingestBody(now: () => Date) {
+/** captured_at's rule: a strict UTC time at most 5 minutes ahead of `now` and at most 30 days behind it; else the issue's message. */
+function capturedAtOrIssue(text: string, now: Date): number | string {
+  const at = parseIsoUtc(text)
+  if (Number.isNaN(at)) return 'must be an ISO 8601 UTC time like 2026-01-31T12:00:00.000Z'
+  const current = now.getTime()
+  if (at > current + MAX_FUTURE_MS) return 'must not be more than 5 minutes in the future'
+  if (at < current - MAX_PAST_MS) return 'must not be more than 30 days in the past'
+  return at
+}
+
+/** The plain valibot schema of the body; ingestBody puts the fast path in front of it. */
+export function ingestBodySchema(now: () => Date) {
   return v.object({
     session_id: v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase()),
     sdk_type: v.picklist(SDK_TYPES, `must be one of ${SDK_TYPES.join(', ')}`),
     captured_at: v.pipe(
       v.string(),
       v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const at = parseIsoUtc(dataset.value)
-        if (Number.isNaN(at)) {
-          addIssue({ message: 'must be an ISO 8601 UTC time like 2026-01-31T12:00:00.000Z' })
-          return NEVER
-        }
-        const current = now().getTime()
-        if (at > current + MAX_FUTURE_MS) {
-          addIssue({ message: 'must not be more than 5 minutes in the future' })
-          return NEVER
-        }
-        if (at < current - MAX_PAST_MS) {
-          addIssue({ message: 'must not be more than 30 days in the past' })
+        const at = capturedAtOrIssue(dataset.value, now())
+        if (typeof at === 'string') {
+          addIssue({ message: at })
           return NEVER
         }
         return new Date(at)
@@ -187,7 +185,63 @@ export function ingestBody(now: () => Date) {
     ),
   })
 }
-export type IngestBody = v.InferOutput<ReturnType<typeof ingestBody>>
+export type IngestBody = v.InferOutput<ReturnType<typeof ingestBodySchema>>
+
+const SDK_TYPE_SET = new Set<unknown>(SDK_TYPES)
+
+/**
+ * The body exactly as `ingestBodySchema` outputs it (keys in the schema's order, unknown keys dropped),
+ * or undefined at the first thing that is not plainly valid — then the schema itself runs and words
+ * the error. Valibot's walk of the top level and of the 34 features was ≈ 4 % of the service's CPU
+ * per batch beside fastSignals; tests/ingest/validation-fast.test.ts holds this to valibot's answer.
+ */
+export function fastIngestBody(input: unknown, now: Date): IngestBody | undefined {
+  if (typeof input !== 'object' || input === null) return
+  const { session_id, sdk_type, captured_at, signals, features } = input as Record<string, unknown>
+  if (typeof session_id !== 'string' || !UUID_RE.test(session_id) || !SDK_TYPE_SET.has(sdk_type)) return
+  if (typeof captured_at !== 'string') return
+  const at = capturedAtOrIssue(captured_at, now)
+  if (typeof at === 'string') return
+  if (!Array.isArray(features) || features.length !== FEATURE_COUNT) return
+  const outFeatures = new Array<number>(FEATURE_COUNT)
+  for (let i = 0; i < FEATURE_COUNT; i++) {
+    const f = features[i]
+    if (!isFiniteNumber(f)) return
+    outFeatures[i] = f
+  }
+  const events = fastSignals(signals)
+  if (!events) return
+  return {
+    session_id: session_id.toLowerCase(),
+    sdk_type: sdk_type as IngestBody['sdk_type'],
+    captured_at: new Date(at),
+    signals: events,
+    features: outFeatures,
+  }
+}
+
+/**
+ * Body of POST /v1/ingest (API.md). `now` is the injected clock: captured_at may be at most
+ * 5 minutes ahead of it and at most 30 days behind it. The schema with `fastIngestBody` in front
+ * (the same schema, JSON Schema and errors to everything that reads it).
+ */
+export function ingestBody(now: () => Date): ReturnType<typeof ingestBodySchema> {
+  const schema = ingestBodySchema(now)
+  const fast: typeof schema = {
+    ...schema,
+    '~run'(dataset, config) {
+      const value = fastIngestBody(dataset.value, now())
+      if (!value) return schema['~run'](dataset, config)
+      return { typed: true, value }
+    },
+    // valibot's ~standard.validate calls the schema it was made for: made again for this one.
+    '~standard': {
+      ...schema['~standard'],
+      validate: (value: unknown) => fast['~run']({ value }, v.getGlobalConfig()) as ReturnType<(typeof schema)['~standard']['validate']>,
+    },
+  }
+  return fast
+}
 
 export const SessionParams = v.object({
   session_id: v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase()),

@@ -82,7 +82,7 @@ function prepareBatch({ body, now }: IngestInput, mayBeNew: boolean): Batch {
     packed: deflateColumns(columns),
     // The retry key (sql/0016): the events' columns identify them as their JSON did, without making it.
     hash: `p${CODEC_VERSION}:${batchDigest(body.captured_at, columns)}`,
-    month: monthStartUtc(now).toISOString().slice(0, 10),
+    month: hourOf(now).month,
     // The batch's own fingerprint: a new session's, until its first score replaces it with the whole session's.
     firstPrint: mayBeNew ? fingerprint(signals) : null,
   }
@@ -275,7 +275,7 @@ export async function ingestBatch(
 ): Promise<IngestOutcome> {
   const key = `${input.orgId}/${input.body.session_id}`
   const batch = prepareBatch(input, !lanes.known?.has(key))
-  await ensurePartitions(db, batchDays(input.now))
+  await ensurePartitions(db, hourOf(input.now).days)
   const { writer } = lanes
   const written = await lanes.queue.run(key, () =>
     writer
@@ -418,8 +418,11 @@ const knownPartitions = new WeakMap<Db, Map<string, Promise<void>>>()
  * (jobs/partitions.ts) creates days ahead, so ingest rarely does DDL.
  */
 export function ensurePartitions(db: Db, days: string[]): Promise<unknown> {
-  const known = knownPartitions.get(db) ?? new Map<string, Promise<void>>()
-  knownPartitions.set(db, known)
+  let known = knownPartitions.get(db)
+  if (!known) knownPartitions.set(db, (known = new Map<string, Promise<void>>()))
+  // the common case, one day already made: its promise as it is
+  const made = days.length === 1 ? known.get(days[0]!) : undefined
+  if (made) return made
   return Promise.all(
     days.map((day) => {
       let made = known.get(day)
@@ -442,6 +445,21 @@ function batchDays(now: Date): string[] {
   const t = now.getTime()
   const days = [dayOf(t - 2 * SESSION_WINDOW_MS), dayOf(t)]
   return days[0] === days[1] ? [days[1]!] : days
+}
+
+const HOUR_MS = 3600_000
+/** The last hour asked for (one entry: clocks only move forward, tests' clocks too, mostly). */
+let lastHour: { hour: number; month: string; days: string[] } | undefined
+
+/**
+ * A batch's month (YYYY-MM-01, UTC) and partition days, the same for every batch of one UTC hour
+ * (days and months start on the hour, and batchDays looks back a whole hour): made once an hour
+ * instead of three Dates and ISO strings per batch.
+ */
+function hourOf(now: Date): { month: string; days: string[] } {
+  const hour = Math.floor(now.getTime() / HOUR_MS)
+  if (lastHour?.hour !== hour) lastHour = { hour, month: monthStartUtc(now).toISOString().slice(0, 10), days: batchDays(now) }
+  return lastHour
 }
 
 /** Creates the partitions of today and the next `ahead` days (jobs/partitions.ts, hourly and at start). */
