@@ -476,40 +476,58 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   }
 }
 
-/**
- * The longest run of consecutive slow steps in a mouse stroke: positions SLOW_STEP_MS or more after the
- * one before (the stroke goes on: under STROKE_PAUSE_MS), each SLOW_STEP_PX or more away. A mouse reports
- * as soon as it has moved one count, every 1–8 ms, and the browser passes a move on every frame; a hand
- * moving that slowly arrives a pixel at a time. Jumps of several pixels a tenth of a second apart, again
- * and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a few
- * frames a second. The first move after the stroke's start is not counted.
- */
-function slowRun(st: Stroke): number {
-  if (st.touch) return 0
-  const { t, x, y } = st
-  let run = 0
-  let longest = 0
-  for (let i = 2; i < t.length; i++) {
-    if (t[i] - t[i - 1] >= SLOW_STEP_MS && Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]) >= SLOW_STEP_PX) {
-      run++
-      if (run > longest) longest = run
-    } else run = 0
-  }
-  return longest
+type MouseSteps = {
+  /** the longest run of slow steps (pointerSlowRun) */
+  slowRun: number
+  /** lengths and gaps of the steps that moved, up to STEP_SAMPLES_MAX (pointerStepGapCv) */
+  lengths: number[]
+  gaps: number[]
+  reversals: SessionFeatures['pointerReversals']
 }
+const STEP_SAMPLES_MAX = 4000
 
-/** adds a mouse stroke's reversals at speed to `r` (SessionFeatures['pointerReversals']) */
-function countReversals(st: Stroke, r: SessionFeatures['pointerReversals']): void {
+/**
+ * One walk over a mouse stroke's steps (step i runs from sample i − 1 to sample i), adding to `acc`:
+ * - slow steps: SLOW_STEP_MS or more after the one before (the stroke goes on: under STROKE_PAUSE_MS),
+ *   SLOW_STEP_PX or more away; the first step after the stroke's start is not counted. A mouse reports
+ *   as soon as it has moved one count, every 1–8 ms, and the browser passes a move on every frame; a hand
+ *   moving that slowly arrives a pixel at a time. Jumps of several pixels a tenth of a second apart, again
+ *   and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a
+ *   few frames a second.
+ * - the length and gap of every step that moved;
+ * - reversals at speed: pairs of fast steps (≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS) turning by more than
+ *   90°, and one-frame backsteps (the middle of three fast steps against both neighbours, which agree).
+ */
+function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
   if (st.touch) return
   const { t, x, y } = st
-  // step i runs from sample i − 1 to sample i; fast: long enough and soon enough
-  const fast = (i: number) => t[i] - t[i - 1] <= REVERSAL_GAP_MS && Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]) >= REVERSAL_STEP_PX
-  const against = (i: number, j: number) => (x[i] - x[i - 1]) * (x[j] - x[j - 1]) + (y[i] - y[i - 1]) * (y[j] - y[j - 1]) < 0
-  for (let i = 2; i < t.length; i++) {
-    if (!fast(i - 1) || !fast(i)) continue
+  const n = t.length
+  const dx = new Float64Array(n)
+  const dy = new Float64Array(n)
+  const fast = new Uint8Array(n)
+  let run = 0
+  for (let i = 1; i < n; i++) {
+    dx[i] = x[i] - x[i - 1]
+    dy[i] = y[i] - y[i - 1]
+    const gap = t[i] - t[i - 1]
+    const length = Math.hypot(dx[i], dy[i])
+    if (length > 0 && acc.lengths.length < STEP_SAMPLES_MAX) {
+      acc.lengths.push(length)
+      acc.gaps.push(gap)
+    }
+    if (i >= 2 && gap >= SLOW_STEP_MS && length >= SLOW_STEP_PX) {
+      run++
+      if (run > acc.slowRun) acc.slowRun = run
+    } else run = 0
+    fast[i] = gap <= REVERSAL_GAP_MS && length >= REVERSAL_STEP_PX ? 1 : 0
+  }
+  const against = (i: number, j: number) => dx[i] * dx[j] + dy[i] * dy[j] < 0
+  const r = acc.reversals
+  for (let i = 2; i < n; i++) {
+    if (!fast[i - 1] || !fast[i]) continue
     r.pairs++
     if (against(i - 1, i)) r.reversals++
-    if (i + 1 < t.length && fast(i + 1)) {
+    if (i + 1 < n && fast[i + 1]) {
       r.triples++
       if (against(i - 1, i) && against(i, i + 1) && !against(i - 1, i + 1)) r.backsteps++
     }
@@ -550,21 +568,9 @@ function pointerFeatures(
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
-  let slow = 0
-  const reversals = { pairs: 0, reversals: 0, triples: 0, backsteps: 0 }
-  const stepLengths: number[] = []
-  const stepGaps: number[] = []
+  const mouse: MouseSteps = { slowRun: 0, lengths: [], gaps: [], reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 } }
   for (const st of strokes) {
-    slow = Math.max(slow, slowRun(st))
-    countReversals(st, reversals)
-    if (!st.touch)
-      for (let i = 1; i < st.t.length && stepLengths.length < 4000; i++) {
-        const d = Math.hypot(st.x[i] - st.x[i - 1], st.y[i] - st.y[i - 1])
-        if (d > 0) {
-          stepLengths.push(d)
-          stepGaps.push(st.t[i] - st.t[i - 1])
-        }
-      }
+    walkMouseSteps(st, mouse)
     const s = strokeStats(st)
     if (!s) continue
     stats.push(s)
@@ -581,8 +587,9 @@ function pointerFeatures(
   }
   const touch = touchStrokes * 2 > stats.length
   const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
-  const gapCv = stepGaps.length >= STEP_GAP_MIN ? cvOf(stepGaps) : 0
-  const stepGapCv = gapCv > 0 ? cvOf(stepLengths) / gapCv : Number.NaN
+  const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
+  const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN
+  const { slowRun: slow, reversals } = mouse
   if (stats.length < MIN_STROKES)
     return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv, reversals }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
