@@ -3,7 +3,7 @@
 // features themselves possible. Each failed check is a reason code and a cap
 // on hcs (see service.ts).
 import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, isInput, isMousePosition, kindCode } from './features'
-import type { Signal } from './signals'
+import { type Signal, withoutPenTwins } from './signals'
 
 export type Finding = { code: string; cap: number }
 
@@ -94,7 +94,9 @@ function impossibleJump(a: Signal, b: Signal): boolean {
  * (ingest keeps t ordered within a batch, so that is reordered or forged
  * batches), and pointer jumps no hand makes on a fifth of its moves.
  */
-export function signalFindings(signals: readonly Signal[]): Finding[] {
+export function signalFindings(recorded: readonly Signal[]): Finding[] {
+  // a pen's touch twins are its pointer events again (signals.ts); a twin a moment late is no time going back
+  const signals = withoutPenTwins(recorded)
   let input = 0
   let untrusted = 0
   let back = false

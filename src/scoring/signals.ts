@@ -33,3 +33,29 @@ export type Signal = {
   /** 1 when screen and client coordinates are equal */
   sc?: 0 | 1 | boolean
 }
+
+/** a pen's touch event follows its pointer event within this (one event, two interfaces) */
+const PEN_TWIN_MS = 2
+
+const isTouchEvent = (k: string) => k === 'ts' || k === 'tm' || k === 'te'
+/** a touch event at the place of the pointer event just before it, under PEN_TWIN_MS later: the same contact */
+const penTwin = (a: Signal, b: Signal) =>
+  isTouchEvent(b.k) &&
+  (a.k === 'mm' || a.k === 'md' || a.k === 'mu') &&
+  Number.isFinite(a.x) &&
+  a.x === b.x &&
+  a.y === b.y &&
+  b.t - a.t >= 0 &&
+  b.t - a.t < PEN_TWIN_MS
+
+/**
+ * Without the touch events that repeat a pen's pointer events. Safari and Chrome on Android fire both
+ * for one pen contact; the SDK records the pen once since 1.0.1 (src/sdk/events.ts, PenTouches), but a
+ * copy bundled or cached before that, or another collector, sends both: every move with a twin under
+ * 2 ms later, read as a script's event burst. The twins say nothing the pointer events do not.
+ */
+export function withoutPenTwins(all: readonly Signal[]): readonly Signal[] {
+  let twins = 0
+  for (let i = 1; i < all.length; i++) if (penTwin(all[i - 1], all[i])) twins++
+  return twins ? all.filter((s, i) => i === 0 || !penTwin(all[i - 1], s)) : all
+}

@@ -1,11 +1,21 @@
 // Browser wiring: turns DOM events into signals for the collector. Every handler is
 // wrapped so that nothing the SDK does can throw into the host page.
 import { createCollector, DEFAULTS, type Collector, type Env } from './collector'
-import { buttonSignal, clickSignal, keySignal, moveSignal, plainSignal, scrollSignal, touchSignal, type SignalFields } from './events'
+import {
+  buttonSignal,
+  clickSignal,
+  keySignal,
+  moveSignal,
+  PenTouches,
+  plainSignal,
+  scrollSignal,
+  touchSignal,
+  type SignalFields,
+} from './events'
 import { createSessionStore } from './session'
 import type { BssClient, BssStats, InitOptions } from './v1'
 
-export const version = '1.0.0'
+export const version = '1.0.1'
 
 const KEY_RE = /^svc_live_pk_[0-9A-Za-z]{24,128}$/
 const RESIZE_EVERY_MS = 250
@@ -115,9 +125,29 @@ function start(options: InitOptions): BssClient {
   }
 
   const isTouch = (e: PointerEvent) => e.pointerType === 'touch'
+  const pens = new PenTouches()
+  const penDown = (e: PointerEvent, down: boolean) => {
+    if (e.pointerType === 'pen') pens.penDown(down)
+  }
   on<PointerEvent>(window, 'pointermove', (e) => (isTouch(e) ? null : moveSignal(e)))
-  on<PointerEvent>(window, 'pointerdown', (e) => (isTouch(e) ? null : buttonSignal('md', e)))
-  on<PointerEvent>(window, 'pointerup', (e) => (isTouch(e) ? null : buttonSignal('mu', e)))
+  on<PointerEvent>(
+    window,
+    'pointerdown',
+    (e) => (isTouch(e) ? null : buttonSignal('md', e)),
+    (e) => penDown(e, true)
+  )
+  on<PointerEvent>(
+    window,
+    'pointerup',
+    (e) => (isTouch(e) ? null : buttonSignal('mu', e)),
+    (e) => penDown(e, false)
+  )
+  on<PointerEvent>(
+    window,
+    'pointercancel',
+    () => null,
+    (e) => penDown(e, false)
+  )
   on<MouseEvent>(window, 'click', (e) => {
     const target = e.target as Element | null
     return clickSignal(e, target && typeof target.getBoundingClientRect === 'function' ? target.getBoundingClientRect() : null)
@@ -125,9 +155,21 @@ function start(options: InitOptions): BssClient {
   on<KeyboardEvent>(window, 'keydown', (e) => keySignal('kd', e))
   on<KeyboardEvent>(window, 'keyup', (e) => keySignal('ku', e))
   on<WheelEvent>(window, 'wheel', (e) => scrollSignal(e, window.innerHeight))
-  on<TouchEvent>(window, 'touchstart', (e) => touchSignal('ts', e))
-  on<TouchEvent>(window, 'touchmove', (e) => touchSignal('tm', e))
-  on<TouchEvent>(window, 'touchend', (e) => touchSignal('te', e))
+  // a pen's touch events are skipped (PenTouches: its pointer events record it)
+  const touch = (kind: 'ts' | 'tm' | 'te', e: TouchEvent) => {
+    const changed = e.changedTouches
+    if (!changed || changed.length === 0) return touchSignal(kind, e)
+    const fingers = pens.fingers(kind, changed)
+    return fingers.length ? touchSignal(kind, { isTrusted: e.isTrusted, changedTouches: fingers }) : null
+  }
+  on<TouchEvent>(window, 'touchstart', (e) => touch('ts', e))
+  on<TouchEvent>(window, 'touchmove', (e) => touch('tm', e))
+  on<TouchEvent>(window, 'touchend', (e) => touch('te', e))
+  // a cancelled touch ends as an ended one would (nothing recorded; a pen's touch is forgotten)
+  on<TouchEvent>(window, 'touchcancel', (e) => {
+    if (e.changedTouches) pens.fingers('te', e.changedTouches)
+    return null
+  })
   // focus/blur do not bubble: in the capture phase on window they would fire for every element.
   on<FocusEvent>(window, 'focus', (e) => (e.target === window ? plainSignal('f', e) : null))
   on<FocusEvent>(window, 'blur', (e) => (e.target === window ? plainSignal('b', e) : null))

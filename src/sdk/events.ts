@@ -85,6 +85,41 @@ export function scrollSignal(e: { deltaY: number; deltaMode: number; isTrusted: 
 }
 
 type TouchLike = { clientX: number; clientY: number; radiusX?: number; radiusY?: number; force?: number }
+type TouchId = { identifier: number; touchType?: string }
+
+/**
+ * The touches that are a pen's. A pen on a touch screen (Apple Pencil in Safari, a stylus in Chrome on
+ * Android) fires pointer events *and* touch events for one contact. Recorded from both, every move had
+ * a twin under 2 ms later, which the scorer rightly reads as a script's event burst: a real person
+ * with a pen scored as a bot. The pen is recorded once, from its pointer events (`mm`/`md`/`mu`, as a
+ * mouse; a hovering pen fires no touch events), and its touch events are skipped. A pen touch is one
+ * that says so (`touchType: 'stylus'`, Safari) or the first touch to start while a pen is down (the
+ * pointer event comes first; Chrome has no `touchType`).
+ */
+export class PenTouches {
+  private readonly pen = new Set<number>()
+  private claim = false
+
+  /** pointerdown / pointerup / pointercancel of a pen */
+  penDown(down: boolean): void {
+    this.claim = down
+  }
+
+  /** the changed touches that are not a pen's; call on every touch event, in order */
+  fingers<T extends TouchId>(kind: 'ts' | 'tm' | 'te', changed: ArrayLike<T>): T[] {
+    const out: T[] = []
+    for (let i = 0; i < changed.length; i++) {
+      const t = changed[i]
+      if (kind === 'ts' && (t.touchType === 'stylus' || this.claim)) {
+        this.claim = false
+        this.pen.add(t.identifier)
+      }
+      if (!this.pen.has(t.identifier)) out.push(t)
+      if (kind === 'te') this.pen.delete(t.identifier)
+    }
+    return out
+  }
+}
 
 export function touchSignal(kind: 'ts' | 'tm' | 'te', e: { changedTouches?: ArrayLike<TouchLike>; isTrusted: boolean }): SignalFields {
   const touch = e.changedTouches && e.changedTouches.length > 0 ? e.changedTouches[0] : undefined

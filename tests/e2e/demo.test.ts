@@ -183,6 +183,62 @@ inBrowser((env) => {
       }
     }, 60_000)
 
+    it('records a pen once: its pointer events, not the touch events the browser also fires for it', async () => {
+      // Safari (Apple Pencil) and Chrome on Android (a stylus) fire pointer events and touch events for one
+      // pen contact, the pointer event first. Recorded twice, a person with a pen scored as a bot
+      // (event_burst). Synthetic events in that order; Chromium has no touchType (the unit tests cover it).
+      const context = await env.browser.newContext()
+      const page = await context.newPage()
+      try {
+        await page.goto(`${env.server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const sessionId = (await page.textContent('#session-id'))!
+        await page.evaluate(async (key) => {
+          const target = document.body
+          const pointer = (type: string, pointerType: string, x: number) =>
+            window.dispatchEvent(new PointerEvent(type, { pointerType, clientX: x, clientY: 100, bubbles: true }))
+          const touch = (type: string, identifier: number, x: number) => {
+            const t = new Touch({ identifier, target, clientX: x, clientY: 100, radiusX: 4, radiusY: 6, force: 0.3 })
+            window.dispatchEvent(new TouchEvent(type, { changedTouches: [t], touches: type === 'touchend' ? [] : [t], bubbles: true }))
+          }
+          // a pen: hovering, then down, drawn along, up
+          pointer('pointermove', 'pen', 90)
+          pointer('pointerdown', 'pen', 100)
+          touch('touchstart', 5, 100)
+          for (const x of [110, 120, 130]) {
+            pointer('pointermove', 'pen', x)
+            touch('touchmove', 5, x)
+          }
+          pointer('pointerup', 'pen', 130)
+          touch('touchend', 5, 130)
+          // then a finger: its touch events, not its pointer events
+          pointer('pointerdown', 'touch', 300)
+          touch('touchstart', 6, 300)
+          pointer('pointermove', 'touch', 310)
+          touch('touchmove', 6, 310)
+          pointer('pointerup', 'touch', 310)
+          touch('touchend', 6, 310)
+          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+          await w.BSS.init({ publicKey: key }).flush()
+        }, env.server.demo.public_key)
+        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)
+        const synthetic = rows.flatMap((r) => r.signals ?? []).filter((s) => s.tr === false)
+        expect(synthetic.map((s) => `${s.k}@${s.x}`)).toEqual([
+          'mm@90',
+          'md@100',
+          'mm@110',
+          'mm@120',
+          'mm@130',
+          'mu@130',
+          'ts@300',
+          'tm@310',
+          'te@310',
+        ])
+      } finally {
+        await context.close()
+      }
+    }, 60_000)
+
     it('a page on another origin loads /sdk/v1.js with CORS and sends with fetch and sendBeacon', async () => {
       // A customer's page: another origin (localhost vs 127.0.0.1) embedding the SDK with a CORS script tag.
       const host = Bun.serve({

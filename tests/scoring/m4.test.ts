@@ -785,3 +785,31 @@ describe('noise on a scripted path: the pointer turns back between two fast fram
     expect(back).toBeLessThan(3)
   })
 })
+
+describe('a pen recorded twice (its pointer events and the touch events Safari and Chrome also fire)', () => {
+  const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
+  /** a real person's mouse as an SDK before 1.0.1 recorded a pen: each event, then its touch twin (`lag` ms later) */
+  const twinned = (signals: readonly Signal[], lag: number): Signal[] =>
+    signals.flatMap((s) => {
+      const twin = s.k === 'md' ? 'ts' : s.k === 'mu' ? 'te' : s.k === 'mm' ? 'tm' : undefined
+      return twin ? [s, { t: s.t + lag, k: twin, x: s.x, y: s.y }] : [s]
+    })
+  const people = loadReal('sapimouse').filter((_, i) => i % 17 === 0)
+
+  it('is judged on the pen once: the same score as the person’s pointer alone (it was a bot: event_burst)', () => {
+    expect(people.length).toBeGreaterThan(15)
+    for (const p of people)
+      for (const lag of [0, 0.4, 1.9]) {
+        const twice = twinned(p.signals, lag)
+        expect(sessionFeatures(twice)).toEqual(sessionFeatures(p.signals))
+        expect(judge(twice)).toEqual(judge(p.signals))
+      }
+  })
+
+  it('only twins go: touches elsewhere, or 2 ms or more later, are the session’s own', () => {
+    const p = people[0].signals
+    expect(sessionFeatures(twinned(p, 2)).timing).not.toEqual(sessionFeatures(p).timing)
+    const moved = twinned(p, 0).map((s) => (s.k === 'tm' ? { ...s, x: s.x! + 1 } : s))
+    expect(sessionFeatures(moved).timing.burstShare).toBeGreaterThan(0.4)
+  })
+})

@@ -36,7 +36,7 @@ describe('SDK bundle', () => {
     try {
       new Function(sdk.iife)()
       expect(typeof scope.BSS.init).toBe('function')
-      expect(scope.BSS.version).toBe('1.0.0')
+      expect(scope.BSS.version).toBe('1.0.1')
       const warn = console.warn
       const warnings: string[] = []
       console.warn = (m: string) => warnings.push(m)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { buttonSignal, clickSignal, keyClass, keySignal, moveSignal, scrollSignal, touchSignal } from '../../src/sdk/events'
+import { buttonSignal, clickSignal, keyClass, keySignal, moveSignal, PenTouches, scrollSignal, touchSignal } from '../../src/sdk/events'
 
 const pointer = (over: Record<string, unknown> = {}) => ({
   clientX: 100,
@@ -103,5 +103,40 @@ describe('SDK events: scroll and touch', () => {
     const e = { isTrusted: true, changedTouches: [{ clientX: 5, clientY: 6, radiusX: 10, radiusY: 14, force: 0.4567 }] }
     expect(touchSignal('ts', e)).toEqual({ k: 'ts', x: 5, y: 6, r: 12, p: 0.457 })
     expect(touchSignal('te', { isTrusted: true, changedTouches: [] })).toEqual({ k: 'te' })
+  })
+})
+
+describe('SDK events: a pen is recorded once', () => {
+  const ids = (a: { identifier: number }[]) => a.map((t) => t.identifier)
+
+  it('skips the touch events of a pen that is down (Chrome: the pointer event first, no touchType)', () => {
+    const pens = new PenTouches()
+    pens.penDown(true)
+    expect(pens.fingers('ts', [{ identifier: 7 }])).toEqual([])
+    expect(pens.fingers('tm', [{ identifier: 7 }])).toEqual([])
+    pens.penDown(false)
+    // pointerup comes before touchend: the touch is still the pen's
+    expect(pens.fingers('te', [{ identifier: 7 }])).toEqual([])
+    // the identifier is free again: a later finger with it is recorded
+    expect(ids(pens.fingers('ts', [{ identifier: 7 }]))).toEqual([7])
+  })
+
+  it("skips a touch that says it is a stylus (Safari's touchType), whatever the order", () => {
+    const pens = new PenTouches()
+    expect(pens.fingers('ts', [{ identifier: 1, touchType: 'stylus' }])).toEqual([])
+    expect(pens.fingers('tm', [{ identifier: 1, touchType: 'stylus' }])).toEqual([])
+    expect(pens.fingers('te', [{ identifier: 1, touchType: 'stylus' }])).toEqual([])
+  })
+
+  it('records fingers, also beside a pen, and claims one touch per pen down', () => {
+    const pens = new PenTouches()
+    expect(ids(pens.fingers('ts', [{ identifier: 1, touchType: 'direct' }]))).toEqual([1])
+    pens.penDown(true)
+    expect(pens.fingers('ts', [{ identifier: 2 }])).toEqual([])
+    // a second touch while the same pen is down is a finger
+    expect(ids(pens.fingers('ts', [{ identifier: 3 }]))).toEqual([3])
+    expect(ids(pens.fingers('tm', [{ identifier: 2 }, { identifier: 1 }, { identifier: 3 }]))).toEqual([1, 3])
+    pens.penDown(false)
+    expect(ids(pens.fingers('te', [{ identifier: 1 }, { identifier: 2 }]))).toEqual([1])
   })
 })
