@@ -1,5 +1,6 @@
 // Capture differences between browsers and loggers, applied to recorded
-// sessions: fields some browsers do not send, timer resolution, pointer rate.
+// sessions: fields some browsers do not send, timer resolution, pointer rate,
+// page zoom and display scaling.
 // Training applies them to humans and bots alike (so no capture setting
 // becomes evidence for either class); eval measures real humans under each.
 import type { Signal } from '../../src/scoring/signals'
@@ -16,6 +17,9 @@ export type Capture =
   | 'rate_240'
   | 'uneven_delivery'
   | 'remote_desktop'
+  | 'zoom_80'
+  | 'zoom_150'
+  | 'zoom_200'
 export const CAPTURES: readonly Capture[] = [
   'as_recorded',
   'stripped',
@@ -27,6 +31,9 @@ export const CAPTURES: readonly Capture[] = [
   'rate_240',
   'uneven_delivery',
   'remote_desktop',
+  'zoom_80',
+  'zoom_150',
+  'zoom_200',
 ]
 
 /** without the fields many loggers and Safari do not give: n, ox/oy, sc, tr */
@@ -120,6 +127,24 @@ export function remoteDesktop(signals: readonly Signal[]): Signal[] {
   return quantiseTime(unevenDelivery(sparse, 8), 1)
 }
 
+/**
+ * The page zoomed, or the display scaled (Windows laptops default to 125–150 %), by `percent`: the same
+ * hand in CSS px is the recorded device px × 100 / percent, to the SDK's 0.1 px (positions, touch radius,
+ * wheel deltas). The hand and the clock are unchanged; only the page's ruler is.
+ */
+export function zoomed(signals: readonly Signal[], percent: number): Signal[] {
+  const f = 100 / percent
+  const css = (v: number) => Math.round(v * f * 10) / 10
+  return signals.map((s) => {
+    const out = { ...s }
+    if (Number.isFinite(s.x)) out.x = css(s.x!)
+    if (Number.isFinite(s.y)) out.y = css(s.y!)
+    if (Number.isFinite(s.r)) out.r = css(s.r!)
+    if (Number.isFinite(s.dy)) out.dy = css(s.dy!)
+    return out
+  })
+}
+
 export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
   switch (c) {
     case 'as_recorded':
@@ -142,16 +167,24 @@ export function applyCapture(signals: readonly Signal[], c: Capture): Signal[] {
       return unevenDelivery(signals)
     case 'remote_desktop':
       return remoteDesktop(signals)
+    case 'zoom_80':
+      return zoomed(signals, 80)
+    case 'zoom_150':
+      return zoomed(signals, 150)
+    case 'zoom_200':
+      return zoomed(signals, 200)
   }
 }
 
 /**
  * The settings training copies are drawn from: every one but `remote_desktop`, which eval measures
- * and the sparse-pointer floor of evidence.ts handles. Trained on, it taught the trees that a cursor
- * set a few times a second is human, and the OS-cursor bots that sleep between steps passed
- * (docs/scoring.md, m4-2026.11.5).
+ * and the sparse-pointer floor of evidence.ts handles (trained on, it taught the trees that a cursor
+ * set a few times a second is human, and the OS-cursor bots that sleep between steps passed:
+ * docs/scoring.md, m4-2026.11.5), and the zooms, added to the eval later (2026-11-26) to measure
+ * whether the trees need them; training on them would be a new model.
  */
-const TRAINED: readonly Capture[] = CAPTURES.filter((c) => c !== 'remote_desktop')
+const UNTRAINED: readonly Capture[] = ['remote_desktop', 'zoom_80', 'zoom_150', 'zoom_200']
+const TRAINED: readonly Capture[] = CAPTURES.filter((c) => !UNTRAINED.includes(c))
 
 /** a training copy: stripped always, then one capture setting drawn at random (as recorded half the time) */
 export function augment(rng: Rng, signals: readonly Signal[]): Signal[] {

@@ -563,7 +563,7 @@ progress('capture ablation')
 line('### Capture differences, real humans')
 line()
 line(
-  'The same **real** sessions (held-out models as above) re-captured: optional fields stripped, timestamps on coarser timers, pointer moves at other rates. "changed" = verdict class differs from the recording as it is.'
+  'The same **real** sessions (held-out models as above) re-captured: optional fields stripped, timestamps on coarser timers, pointer moves at other rates, a page zoomed to 80, 150 or 200 % (or a display scaled so: the same hand, in CSS px; not trained on). "changed" = verdict class differs from the recording as it is.'
 )
 line()
 line('| capture | SapiMouse flagged | SapiMouse suspicious | DELBOT humans flagged | DELBOT humans suspicious | verdict changed |')

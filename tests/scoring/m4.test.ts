@@ -219,6 +219,18 @@ describe('capture and perturbation helpers', () => {
     expect(applyCapture(stroke, 'rate_240').length).toBeGreaterThan(stroke.length)
     expect(applyCapture(stroke, 'rate_60').length).toBeLessThanOrEqual(stroke.length)
   })
+  it('a zoom changes only the ruler: positions, touch radius and wheel deltas in CSS px to 0.1 px, times as they were', () => {
+    const session: Signal[] = [...stroke, { t: 700, k: 's', dy: 100 }, { t: 710, k: 'ts', x: 31, y: 40, r: 12 }]
+    const z = applyCapture(session, 'zoom_150')
+    expect(z.map((s) => s.t)).toEqual(session.map((s) => s.t))
+    expect(z[1]!.x).toBe(Math.round(((stroke[1]!.x! * 2) / 3) * 10) / 10)
+    expect(z.slice(-2)).toEqual([
+      { t: 700, k: 's', dy: 66.7 },
+      { t: 710, k: 'ts', x: 20.7, y: 26.7, r: 8 },
+    ])
+    expect(applyCapture(session, 'zoom_200')[3]!.y).toBe(Math.round(stroke[3]!.y! * 5) / 10)
+    expect(applyCapture(session, 'zoom_80')[0]!.x).toBe(125)
+  })
   it('a 100 ms timer is recognised as a coarse clock (no burst evidence from zero gaps)', () => {
     const t = sessionFeatures(applyCapture(stroke, 'timer_100')).timing
     expect(t.resolutionMs).toBe(100)
