@@ -3,7 +3,7 @@
 // features themselves possible. Each failed check is a reason code and a cap
 // on hcs (see service.ts).
 import { FEATURE_INDEX as F, FEATURE_NAMES, FEATURE_RANGES, NO_DATA, isInput, isMousePosition, kindCode } from './features'
-import { type Signal, withoutPenTwins } from './signals'
+import { ownInput, type Signal } from './signals'
 
 export type Finding = { code: string; cap: number }
 
@@ -95,8 +95,9 @@ function impossibleJump(a: Signal, b: Signal): boolean {
  * batches), and pointer jumps no hand makes on a fifth of its moves.
  */
 export function signalFindings(recorded: readonly Signal[]): Finding[] {
-  // a pen's touch twins are its pointer events again (signals.ts); a twin a moment late is no time going back
-  const signals = withoutPenTwins(recorded)
+  // what the person did (signals.ts): a pen's touch twins are its pointer events again, and a form
+  // filler's key events are no one's input
+  const signals = ownInput(recorded)
   let input = 0
   let untrusted = 0
   let back = false

@@ -6,7 +6,7 @@
 // the scorer can emit in step.
 import { isInput, isMousePosition, kindCode } from './features'
 import { POINTER_INDEX, type SessionFeatures, sessionFeatures } from './session-features'
-import type { Signal } from './signals'
+import { ownInput, type Signal } from './signals'
 
 /** every reason code the scorer can emit → what it means, in plain language */
 export const REASON_MEANINGS: Readonly<Record<string, string>> = {
@@ -190,7 +190,8 @@ export function reasonDetails(signals: readonly Signal[], reasons: readonly stri
   }
   let counts: ReturnType<typeof integrityCounts> | undefined
   const integrity = () => {
-    counts ??= integrityCounts(signals)
+    // counted over what the findings count (integrity.ts): without pen twins and a form filler's keys
+    counts ??= integrityCounts(ownInput(signals))
     return counts
   }
   for (const code of reasons) {

@@ -5,7 +5,7 @@
 // that the display rate (60–240 Hz) and the timer resolution (0.1–100 ms)
 // change the numbers as little as possible. A modality without enough data is
 // null: the scorer then takes no evidence from it (docs/scoring.md).
-import { type Signal, withoutPenTwins } from './signals'
+import { ownInput, type Signal } from './signals'
 
 /** a gap longer than this between two positions ends a stroke */
 const STROKE_PAUSE_MS = 300
@@ -864,7 +864,7 @@ function touchOnly(signals: readonly Signal[], from: number): boolean {
 }
 
 export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
-  const all = withoutPenTwins(signals)
+  const all = ownInput(signals)
   const w = windows(all)
   // other modalities' events inside the pointer window do not touch the strokes (strokesOf reads only positions, buttons and touches)
   const ptr = pointerFeatures(all, w.pointer)

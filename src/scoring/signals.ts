@@ -54,8 +54,42 @@ const penTwin = (a: Signal, b: Signal) =>
  * copy bundled or cached before that, or another collector, sends both: every move with a twin under
  * 2 ms later, read as a script's event burst. The twins say nothing the pointer events do not.
  */
-export function withoutPenTwins(all: readonly Signal[]): readonly Signal[] {
+function withoutPenTwins(all: readonly Signal[]): readonly Signal[] {
   let twins = 0
   for (let i = 1; i < all.length; i++) if (penTwin(all[i - 1], all[i])) twins++
   return twins ? all.filter((s, i) => i === 0 || !penTwin(all[i - 1], s)) : all
 }
+
+/** untrusted key events this close to another untrusted key event came from one script's run: a form filler */
+const FILL_BURST_MS = 5
+
+const untrustedKey = (s: Signal) => s.tr === false && (s.k === 'kd' || s.k === 'ku')
+
+/**
+ * Without the key events a form filler dispatches. Password managers (Proton Pass, Bitwarden, …) set a
+ * field's value and dispatch keydown, input and keyup on it for the page's sake: untrusted key events
+ * microseconds apart, no hand in them. Counted, one filled login made every person `suspicious` at best
+ * (`untrusted_events`) and a short visit a `bot`. Untrusted key events in a burst (each within
+ * FILL_BURST_MS of another) are left out; an untrusted key event on its own, and every untrusted pointer,
+ * touch or scroll event, still counts. A script that types this way into a page moves nothing: without
+ * its keys such a visit has nothing left to judge (`insufficient_data`), never `human_verified`.
+ */
+function withoutFormFill(all: readonly Signal[]): readonly Signal[] {
+  const keys: number[] = []
+  for (let i = 0; i < all.length; i++) if (untrustedKey(all[i]!)) keys.push(i)
+  if (keys.length < 2) return all
+  const drop = new Set<number>()
+  for (let j = 0; j < keys.length; j++) {
+    const t = all[keys[j]!]!.t
+    const near = (k: number | undefined) => k !== undefined && Math.abs(all[k]!.t - t) < FILL_BURST_MS
+    if (near(keys[j - 1]) || near(keys[j + 1])) drop.add(keys[j]!)
+  }
+  return drop.size ? all.filter((_, i) => !drop.has(i)) : all
+}
+
+/**
+ * The events the person made, as the scorer reads them: without a pen's touch twins and without a form
+ * filler's key events (the stored batches keep everything; the client vector is computed on all of it,
+ * as the SDK computed it).
+ */
+export const ownInput = (all: readonly Signal[]): readonly Signal[] => withoutFormFill(withoutPenTwins(all))

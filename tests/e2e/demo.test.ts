@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { signalFindings } from '../../src/scoring/integrity'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
+import { sessionFeatures } from '../../src/scoring/session-features'
 import { atBothWidths, eventually, inBrowser } from './support'
 import { storedBatches } from '../helpers/stored-signals'
 
@@ -234,6 +236,42 @@ inBrowser((env) => {
           'tm@310',
           'te@310',
         ])
+      } finally {
+        await context.close()
+      }
+    }, 60_000)
+
+    it("a password manager's fill reaches the service as one burst of untrusted keys, which the scorer leaves out", async () => {
+      // What Proton Pass's autofill dispatches on each field (keydown, input, keyup, keypress; bubbling).
+      const context = await env.browser.newContext()
+      const page = await context.newPage()
+      try {
+        await page.goto(`${env.server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const sessionId = (await page.textContent('#session-id'))!
+        await page.evaluate(async (key) => {
+          for (const id of ['demo-name', 'demo-notes']) {
+            const input = document.getElementById(id) as HTMLInputElement
+            input.value = 'filled'
+            for (const event of [
+              new KeyboardEvent('keydown', { bubbles: true }),
+              new InputEvent('input', { data: 'filled', bubbles: true }),
+              new KeyboardEvent('keyup', { bubbles: true }),
+              new KeyboardEvent('keypress', { bubbles: true }),
+            ])
+              input.dispatchEvent(event)
+          }
+          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+          await w.BSS.init({ publicKey: key }).flush()
+        }, env.server.demo.public_key)
+        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)
+        const signals = rows.flatMap((r) => r.signals ?? [])
+        const filled = signals.filter((s) => s.tr === false)
+        expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(['kd:other', 'ku:other', 'kd:other', 'ku:other'])
+        // a real browser stamps them within a fraction of a millisecond (the scorer's burst is 5 ms)
+        expect(filled.at(-1)!.t - filled[0]!.t).toBeLessThan(5)
+        expect(sessionFeatures(signals).keyboard).toBeNull()
+        expect(signalFindings(signals)).toEqual([])
       } finally {
         await context.close()
       }

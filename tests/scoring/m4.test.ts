@@ -825,3 +825,31 @@ describe('a pen recorded twice (its pointer events and the touch events Safari a
     expect(sessionFeatures(moved).timing.burstShare).toBeGreaterThan(0.4)
   })
 })
+
+describe('a password manager filling a form (untrusted key events in a burst)', () => {
+  const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
+  /** a filler's keydown and keyup per field, dispatched one after another (µs apart), at `at` ms */
+  const fill = (at: number, fields: number, apart = 0.02): Signal[] =>
+    Array.from({ length: fields }, (_, f) => [
+      { t: at + 2 * f * apart, k: 'kd' as const, kc: 'other' as const, tr: false },
+      { t: at + (2 * f + 1) * apart, k: 'ku' as const, kc: 'other' as const, tr: false },
+    ]).flat()
+  const into = (signals: readonly Signal[], added: Signal[]): Signal[] => [...signals, ...added].sort((a, b) => a.t - b.t)
+  const people = loadReal('sapimouse').filter((_, i) => i % 17 === 0)
+
+  it('is no one’s input: a login (2 fields) or an address (8) scores as the person alone (it was suspicious at best, untrusted_events)', () => {
+    for (const p of people) {
+      const alone = judge(p.signals)
+      for (const fields of [1, 2, 8]) expect(judge(into(p.signals, fill(p.signals[p.signals.length >> 1]!.t, fields)))).toEqual(alone)
+    }
+  })
+
+  it('untrusted keys at a typing pace, or on their own, and untrusted pointer events still count', () => {
+    const p = people[0]!.signals
+    const mid = p[p.length >> 1]!.t
+    expect(judge(into(p, fill(mid, 6, 90))).reasons).toContain('untrusted_events')
+    expect(judge(into(p, [{ t: mid, k: 'kd', kc: 'other', tr: false }])).reasons).toContain('untrusted_events')
+    const synthetic = p.map((s, i) => (s.k === 'mm' && i % 3 === 0 ? { ...s, tr: false } : s))
+    expect(judge(into(synthetic, fill(mid, 2))).verdict).toBe('bot')
+  })
+})
