@@ -155,7 +155,7 @@ export function sessionEvidence(input: SessionScoreInput): SessionEvidence {
     return foreignEvidence(clientFeatures, untrusted ? [untrusted, ...extra] : extra)
   }
   const features = windowFeatures(signals)
-  const mismatch = featureMismatch(clientFeatures, features)
+  const mismatch = featureMismatch(clientFeatures, features, signals.length)
   // the model's features read each modality over its own window (session-features.ts)
   return { features, session: sessionFeatures(signals), findings: [...(mismatch ? [mismatch] : []), ...signalFindings(signals), ...extra] }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
-import { FEATURE_INDEX as F, extractFeatures, windowFeatures } from '../../src/scoring/features'
+import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures, windowFeatures } from '../../src/scoring/features'
+import { featureMismatch } from '../../src/scoring/integrity'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
   checkModelFeatures,
@@ -138,6 +139,18 @@ describe('scoreSession', () => {
     expect(score(human, { clientFeatures: f.slice(0, 33) }).reasons).toContain('feature_mismatch')
     const nudged = f.map((v, i) => (i === F.ptr_moves_log ? v * 1.01 : v))
     expect(score(human, { clientFeatures: nudged }).reasons).not.toContain('feature_mismatch')
+  })
+
+  it('a client that counted more events than were stored (a batch lost on the way) is not judged, while the session is under FEATURE_WINDOW', () => {
+    const human = desktopHuman()
+    const stored = human.slice(0, 150).concat(human.slice(350))
+    const client = extractFeatures(human)
+    expect(client[F.ptr_moves_log]).toBeGreaterThan(extractFeatures(stored)[F.ptr_moves_log]!)
+    expect(featureMismatch(client, extractFeatures(stored), stored.length)).toBeUndefined()
+    // the same numbers against a session past FEATURE_WINDOW: its window need not hold every sent event
+    expect(featureMismatch(client, extractFeatures(stored), FEATURE_WINDOW)).toEqual({ code: 'feature_mismatch', cap: 20 })
+    // fewer events counted than stored is no loss
+    expect(featureMismatch(extractFeatures(stored), client, human.length)).toEqual({ code: 'feature_mismatch', cap: 20 })
   })
 
   it('timestamps going back: timestamps_non_monotonic', () => {
