@@ -208,6 +208,29 @@ function start(options: InitOptions): BssClient {
     }
   )
 
+  // One session per tab, also for a tab that starts with a copy of another's sessionStorage: a popup
+  // opened with window.open, a duplicated tab. Two live tabs writing one session made it two hands at
+  // once, with vectors neither tab could match (feature_mismatch: a bot). A tab asks once whether a live
+  // tab holds its session; if one answers, this tab goes on in a new session. A reloaded tab gets no
+  // answer (its old page is gone or frozen), so it keeps its session.
+  const tab = uuid()
+  let tabs: BroadcastChannel | null = null
+  try {
+    tabs = new BroadcastChannel('bss:tabs:v1')
+    tabs.onmessage = (message) => {
+      try {
+        const m = message.data as { who?: string; from?: string; mine?: string; to?: string } | null
+        const id = collector.sessionId
+        if (!m || typeof m !== 'object') return
+        if (m.who === id && m.from !== tab) tabs?.postMessage({ mine: id, to: m.from })
+        else if (m.mine === id && m.to === tab) collector.rotate()
+      } catch {}
+    }
+    tabs.postMessage({ who: collector.sessionId, from: tab })
+  } catch {
+    // no BroadcastChannel (old browsers, some sandboxes): tabs that share storage share the session
+  }
+
   const client: BssClient = {
     get sessionId() {
       return collector.sessionId
@@ -218,6 +241,7 @@ function start(options: InitOptions): BssClient {
       try {
         for (const [target, type, handler] of listeners) target.removeEventListener(type, handler, { capture: true })
         listeners.length = 0
+        tabs?.close()
         collector.stop()
         if (running?.client === client) running = null
       } catch {}

@@ -282,6 +282,10 @@ export function createCollector(env: Env, options: CollectorOptions, session: Se
     flush,
     flushBeacon,
     stop,
+    /** another live tab holds this session: go on in a new one (the buffered events move over) */
+    rotate() {
+      if (!stopped) newSession()
+    },
     get sessionId() {
       return session.get().id
     },

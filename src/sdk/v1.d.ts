@@ -38,7 +38,7 @@ export interface BssStats {
 }
 
 export interface BssClient {
-  /** The session id (UUID) for this tab; give it to your backend to fetch the verdict. */
+  /** The session id (UUID) for this tab; give it to your backend to fetch the verdict. Read it when you send it: a popup or duplicated tab moves to its own session just after load. */
   readonly sessionId: string
   /** Sends everything buffered now (fetch); resolves when the service has answered. */
   flush(): Promise<void>

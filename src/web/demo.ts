@@ -45,6 +45,8 @@ function start() {
     render(result, [el('p', 'Sending your signals and asking for the verdict…')])
     try {
       await client.flush()
+      // a tab opened from another (window.open, duplicate) moves to a session of its own shortly after load
+      $('session-id').textContent = client.sessionId
       const res = await fetch(`/demo/result/${encodeURIComponent(client.sessionId)}`, { headers: { accept: 'application/json' } })
       const body = await res.json()
       if (res.status === 404) {

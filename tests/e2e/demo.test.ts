@@ -277,6 +277,63 @@ inBrowser((env) => {
       }
     }, 60_000)
 
+    it('a popup opened with window.open (a copy of the opener’s sessionStorage) gets a session of its own', async () => {
+      // Before, the opener and the popup wrote one session: two hands at once, and vectors neither could
+      // match (feature_mismatch: a bot). A duplicated tab copies sessionStorage the same way.
+      const context = await env.browser.newContext()
+      const page = await context.newPage()
+      try {
+        await page.goto(`${env.server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const opener = (await page.textContent('#session-id'))!
+        const [popup] = await Promise.all([
+          context.waitForEvent('page'),
+          page.evaluate(() => {
+            window.open('/demo')
+          }),
+        ])
+        const idOf = (p: Page, key: string) =>
+          p.evaluate(
+            (k) => (window as unknown as { BSS: { init(o: unknown): { sessionId: string } } }).BSS.init({ publicKey: k }).sessionId,
+            key
+          )
+        const key = env.server.demo.public_key
+        await popup.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        // the copy is seen at load (the SDK found the opener's session in storage) and left within moments
+        expect(await popup.textContent('#session-id')).toBe(opener)
+        await eventually(async () => ((await idOf(popup, key)) !== opener ? true : undefined), 'the popup’s own session')
+        const own = await idOf(popup, key)
+        expect(own).toMatch(/^[0-9a-f-]{36}$/)
+        expect(await idOf(page, key)).toBe(opener)
+        // each tab's events go to its own session
+        for (const [p, x] of [
+          [page, 11],
+          [popup, 22],
+        ] as const) {
+          await p.evaluate(
+            async ([k, px]) => {
+              window.dispatchEvent(new PointerEvent('pointermove', { clientX: px, clientY: px }))
+              await (window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }).BSS.init({ publicKey: k }).flush()
+            },
+            [key, x] as const
+          )
+        }
+        const marks = async (id: string) =>
+          (await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, id))
+            .flatMap((r) => r.signals ?? [])
+            .filter((s) => s.tr === false)
+        expect((await marks(opener)).map((s) => s.x)).toEqual([11])
+        expect((await marks(own)).map((s) => s.x)).toEqual([22])
+        // a reload keeps the tab's session: its old page is gone, nobody answers
+        await popup.reload()
+        await popup.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        await Bun.sleep(300)
+        expect(await idOf(popup, key)).toBe(own)
+      } finally {
+        await context.close()
+      }
+    }, 60_000)
+
     it('a page on another origin loads /sdk/v1.js with CORS and sends with fetch and sendBeacon', async () => {
       // A customer's page: another origin (localhost vs 127.0.0.1) embedding the SDK with a CORS script tag.
       const host = Bun.serve({

@@ -92,8 +92,9 @@ export async function settle() {
   for (let i = 0; i < 20; i++) await Promise.resolve()
 }
 
-export function memoryStorage() {
-  const map = new Map<string, string>()
+/** `copyOf`: start with another storage's entries (a popup or a duplicated tab copies sessionStorage) */
+export function memoryStorage(copyOf?: { map: Map<string, string> }) {
+  const map = new Map<string, string>(copyOf?.map)
   return { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), map }
 }
 

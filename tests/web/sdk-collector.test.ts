@@ -229,6 +229,27 @@ describe('SDK collector: sessions', () => {
     expect(fake.posts[2]!.body.session_id).not.toBe(first)
   })
 
+  it('rotate(): a tab whose session another live tab holds goes on in a new one, its waiting events with it', async () => {
+    const storage = memoryStorage()
+    const opener = collectorWith({}, { storage })
+    opener.collector.record(move(1), opener.fake.now + 1)
+    await opener.fake.advance(5000)
+    const shared = opener.fake.posts[0]!.body.session_id
+    // a popup starts with a copy of the opener's storage: the same session and the same sent signals
+    const popup = collectorWith({}, { fake: opener.fake, storage: memoryStorage(storage) })
+    expect(popup.collector.sessionId).toBe(shared)
+    popup.collector.record(move(7), popup.fake.now + 1)
+    popup.collector.rotate()
+    expect(popup.collector.sessionId).not.toBe(shared)
+    await popup.fake.advance(5000)
+    const batch = popup.fake.posts.at(-1)!.body
+    expect(batch.session_id).toBe(popup.collector.sessionId)
+    expect(batch.signals.map((s: { x: number }) => s.x)).toEqual([7])
+    // its vector covers only its own batch, not the opener's signals
+    expect(batch.features[0]).toBeCloseTo(Math.log1p(1), 9)
+    expect(opener.collector.sessionId).toBe(shared)
+  })
+
   it('keeps the session id and start for the tab across page loads', () => {
     const storage = memoryStorage()
     const a = createSessionStore(storage, 1000, () => crypto.randomUUID())
