@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { signalFindings } from '../../src/scoring/integrity'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
 import { sessionFeatures } from '../../src/scoring/session-features'
@@ -27,6 +27,19 @@ inBrowser((env) => {
     const box = (await page.locator(selector).boundingBox())!
     return [box.x + box.width * 0.45, box.y + box.height * 0.55]
   }
+
+  /** a fresh context on the demo page, once the SDK has shown its session id */
+  async function openDemo(): Promise<{ context: BrowserContext; page: Page; sessionId: string }> {
+    const context = await env.browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${env.server.url}/demo`)
+    await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+    return { context, page, sessionId: (await page.textContent('#session-id'))! }
+  }
+
+  /** every signal the service stored for a session of the demo organization */
+  const storedSignals = async (sessionId: string) =>
+    (await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)).flatMap((r) => r.signals ?? [])
 
   describe('demo page in Chromium', () => {
     it('collects every modality, flushes with fetch and with sendBeacon, and shows the verdict', async () => {
@@ -189,12 +202,8 @@ inBrowser((env) => {
       // Safari (Apple Pencil) and Chrome on Android (a stylus) fire pointer events and touch events for one
       // pen contact, the pointer event first. Recorded twice, a person with a pen scored as a bot
       // (event_burst). Synthetic events in that order; Chromium has no touchType (the unit tests cover it).
-      const context = await env.browser.newContext()
-      const page = await context.newPage()
+      const { context, page, sessionId } = await openDemo()
       try {
-        await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const sessionId = (await page.textContent('#session-id'))!
         await page.evaluate(async (key) => {
           const target = document.body
           const pointer = (type: string, pointerType: string, x: number) =>
@@ -223,8 +232,7 @@ inBrowser((env) => {
           const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
           await w.BSS.init({ publicKey: key }).flush()
         }, env.server.demo.public_key)
-        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)
-        const synthetic = rows.flatMap((r) => r.signals ?? []).filter((s) => s.tr === false)
+        const synthetic = (await storedSignals(sessionId)).filter((s) => s.tr === false)
         expect(synthetic.map((s) => `${s.k}@${s.x}`)).toEqual([
           'mm@90',
           'md@100',
@@ -243,12 +251,8 @@ inBrowser((env) => {
 
     it("a password manager's fill reaches the service as one burst of untrusted keys, which the scorer leaves out", async () => {
       // What Proton Pass's autofill dispatches on each field (keydown, input, keyup, keypress; bubbling).
-      const context = await env.browser.newContext()
-      const page = await context.newPage()
+      const { context, page, sessionId } = await openDemo()
       try {
-        await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const sessionId = (await page.textContent('#session-id'))!
         await page.evaluate(async (key) => {
           for (const id of ['demo-name', 'demo-notes']) {
             const input = document.getElementById(id) as HTMLInputElement
@@ -264,8 +268,7 @@ inBrowser((env) => {
           const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
           await w.BSS.init({ publicKey: key }).flush()
         }, env.server.demo.public_key)
-        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)
-        const signals = rows.flatMap((r) => r.signals ?? [])
+        const signals = await storedSignals(sessionId)
         const filled = signals.filter((s) => s.tr === false)
         expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(['kd:other', 'ku:other', 'kd:other', 'ku:other'])
         // a real browser stamps them within a fraction of a millisecond (the scorer's burst is 5 ms)
@@ -280,12 +283,8 @@ inBrowser((env) => {
     it('a popup opened with window.open (a copy of the opener’s sessionStorage) gets a session of its own', async () => {
       // Before, the opener and the popup wrote one session: two hands at once, and vectors neither could
       // match (feature_mismatch: a bot). A duplicated tab copies sessionStorage the same way.
-      const context = await env.browser.newContext()
-      const page = await context.newPage()
+      const { context, page, sessionId: opener } = await openDemo()
       try {
-        await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const opener = (await page.textContent('#session-id'))!
         const [popup] = await Promise.all([
           context.waitForEvent('page'),
           page.evaluate(() => {
