@@ -142,7 +142,7 @@ for (const fam of ['S1', 'S3'])
   humanRow('SapiMouse', device[fam], 'mouse', '60 s window', tally(groupsOf((s) => s.source === 'sapimouse' && s.family === fam)))
 humanRow('**SapiMouse, all**', 'PC mouse', 'mouse', '60 s window', tally(sapiAll))
 // page-visit lengths: sub-windows of each 60 s window
-for (const seconds of [10, 30]) {
+for (const seconds of [3, 5, 10, 30]) {
   const rng = createRng(deriveSeed(EVAL_SEED, 'subwindow', seconds))
   const res = humans.filter((s) => s.source === 'sapimouse').map((s) => score(humanModel(s), window(rng, s.signals, seconds)))
   humanRow('SapiMouse', 'PC mouse', 'mouse', `${seconds} s window`, tally(res))
