@@ -3,6 +3,7 @@ import { MAX_TIMELINE, MAX_TRAJECTORY, thin } from '../../src/server/modules/ing
 import { QUIET_MS, scoreQuietSessions } from '../../src/server/modules/ingest'
 import type { Signal } from '../../src/scoring/signals'
 import { createHarness, type Harness } from '../helpers/harness'
+import { midMonth } from '../ingest/support'
 import { gql } from '../graphql/gql'
 import { ask, codes, data, fixtureSessions, scoredSession } from './support'
 
@@ -268,6 +269,9 @@ describe('verdictStats', () => {
 
   it('the counts follow scoring, rescoring into another verdict and deletion (= a live count of the sessions)', async () => {
     const s = await createHarness()
+    // Mid-day: the check reads today's row; run just before midnight UTC, the quiet period moved "today"
+    // past the day the sessions were counted on (a clean-clone run at 00:05 UTC failed so).
+    s.clock.current = midMonth()
     try {
       const live = async () => {
         const rows = await s.deps.db.sql<{ verdict: string | null; b: number | null; n: number }[]>`
