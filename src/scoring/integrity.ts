@@ -113,26 +113,24 @@ function impossibleJump(a: Signal, b: Signal): boolean {
 }
 
 /**
- * One pass over the stored signals for what a feature vector cannot show:
- * untrusted input events (any → cap 60, ≥ 5% → cap 10), time going back
- * (ingest keeps t ordered within a batch, so that is reordered or forged
- * batches), and pointer jumps no hand makes on a fifth of its moves.
+ * One pass over the person's events (signals.ts, ownInput: a pen's touch twins are its pointer events
+ * again, and a form filler's key events are no one's input): input events and the untrusted among them
+ * (untrusted clicks and focus events are left out: pages call element.click() and focus() themselves),
+ * times going back, and consecutive mouse positions with the jumps among them. The findings below and
+ * the figures of their reasons (reasons.ts) both read these.
  */
-export function signalFindings(recorded: readonly Signal[]): Finding[] {
-  // what the person did (signals.ts): a pen's touch twins are its pointer events again, and a form
-  // filler's key events are no one's input
+export function integrityCounts(recorded: readonly Signal[]) {
   const signals = ownInput(recorded)
   let input = 0
   let untrusted = 0
-  let back = false
+  let back = 0
   let jumps = 0
   let pairs = 0
   let prev: Signal | undefined
   for (let i = 0; i < signals.length; i++) {
     const s = signals[i]
-    if (i > 0 && s.t < signals[i - 1].t) back = true
+    if (i > 0 && s.t < signals[i - 1].t) back++
     const kind = kindCode(s.k)
-    // Untrusted clicks and focus events are left out: pages call element.click() and focus() themselves.
     if (!isInput(kind)) continue
     input++
     if (s.tr === false) untrusted++
@@ -143,6 +141,16 @@ export function signalFindings(recorded: readonly Signal[]): Finding[] {
     }
     prev = s
   }
+  return { input, untrusted, back, jumps, pairs }
+}
+
+/**
+ * What a feature vector cannot show: untrusted input events (any → cap 60, ≥ 5% → cap 10), time going
+ * back (ingest keeps t ordered within a batch, so that is reordered or forged batches), and pointer
+ * jumps no hand makes on a fifth of its moves.
+ */
+export function signalFindings(recorded: readonly Signal[]): Finding[] {
+  const { input, untrusted, back, jumps, pairs } = integrityCounts(recorded)
   const findings: Finding[] = []
   if (untrusted > 0) findings.push({ code: 'untrusted_events', cap: untrusted / input >= UNTRUSTED_BOT_SHARE ? 10 : 60 })
   if (back) findings.push({ code: 'timestamps_non_monotonic', cap: 40 })

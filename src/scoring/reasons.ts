@@ -4,9 +4,9 @@
 // docs/scoring.md has the technical definition of each code; the test
 // tests/scoring/reasons.test.ts keeps this catalog, that table and the codes
 // the scorer can emit in step.
-import { isInput, isMousePosition, kindCode } from './features'
 import { POINTER_INDEX, type SessionFeatures, sessionFeatures } from './session-features'
-import { ownInput, type Signal } from './signals'
+import { integrityCounts } from './integrity'
+import type { Signal } from './signals'
 
 /** every reason code the scorer can emit → what it means, in plain language */
 export const REASON_MEANINGS: Readonly<Record<string, string>> = {
@@ -73,33 +73,6 @@ const HUMAN_POINTER = {
   dt_cv_med: [0.13, 1.4],
   step_repeat_share: [0, 0.144],
 } as const
-
-/** counts the integrity checks read from the signals (integrity.ts), for their figures */
-function integrityCounts(signals: readonly Signal[]) {
-  let input = 0
-  let untrusted = 0
-  let back = 0
-  let jumps = 0
-  let pairs = 0
-  let prev: Signal | undefined
-  for (let i = 0; i < signals.length; i++) {
-    const s = signals[i]
-    if (i > 0 && s.t < signals[i - 1].t) back++
-    const kind = kindCode(s.k)
-    if (!isInput(kind)) continue
-    input++
-    if (s.tr === false) untrusted++
-    if (!isMousePosition(kind) || !ok(s.x) || !ok(s.y) || !ok(s.t)) continue
-    if (prev) {
-      pairs++
-      const d = Math.hypot(s.x - prev.x!, s.y - prev.y!)
-      const dt = s.t - prev.t
-      if (d >= 50 && (dt <= 0 || d / dt > 50)) jumps++
-    }
-    prev = s
-  }
-  return { input, untrusted, back, jumps, pairs }
-}
 
 function typingDetail(code: string, f: SessionFeatures): string | null {
   const k = f.keyboard
@@ -190,8 +163,7 @@ export function reasonDetails(signals: readonly Signal[], reasons: readonly stri
   }
   let counts: ReturnType<typeof integrityCounts> | undefined
   const integrity = () => {
-    // counted over what the findings count (integrity.ts): without pen twins and a form filler's keys
-    counts ??= integrityCounts(ownInput(signals))
+    counts ??= integrityCounts(signals)
     return counts
   }
   for (const code of reasons) {

@@ -55,9 +55,8 @@ const penTwin = (a: Signal, b: Signal) =>
  * 2 ms later, read as a script's event burst. The twins say nothing the pointer events do not.
  */
 function withoutPenTwins(all: readonly Signal[]): readonly Signal[] {
-  let twins = 0
-  for (let i = 1; i < all.length; i++) if (penTwin(all[i - 1], all[i])) twins++
-  return twins ? all.filter((s, i) => i === 0 || !penTwin(all[i - 1], s)) : all
+  const twin = (s: Signal, i: number) => i > 0 && penTwin(all[i - 1], s)
+  return all.some(twin) ? all.filter((s, i) => !twin(s, i)) : all
 }
 
 /** untrusted key events this close to another untrusted key event came from one script's run: a form filler */
