@@ -41,7 +41,7 @@ const model = assemble(
   {
     seed: M4_SEED,
     params: M4_PARAMS,
-    humans: 'real: SapiMouse (81 people, windows of 5–60 s), DELBOT humans (5 recording setups); no synthetic humans',
+    humans: 'real: SapiMouse (81 people, windows of 5–60 s, 15 % of them 2–6 s), DELBOT humans (5 recording setups); no synthetic humans',
     bots: sources.map((s) => `${s.family} (${s.source})`),
     negatives: PERTURBATIONS_NOTE,
     augmentation: 'optional fields stripped; 60% of copies re-captured (integer ms, 16.7/100 ms timers, 60/120/240 Hz)',
