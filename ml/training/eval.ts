@@ -145,6 +145,8 @@ humanRow('**SapiMouse, all**', 'PC mouse', 'mouse', '60 s window', tally(sapiAll
 for (const seconds of [3, 5, 10, 30]) {
   const rng = createRng(deriveSeed(EVAL_SEED, 'subwindow', seconds))
   const res = humans.filter((s) => s.source === 'sapimouse').map((s) => score(humanModel(s), window(rng, s.signals, seconds)))
+  if (process.env.EVAL_DEBUG_FLAGGED)
+    for (const r of res) if (r.verdict === 'bot') console.error(`flagged ${seconds} s window: hcs ${r.hcs} ${r.reasons.join(',')}`)
   humanRow('SapiMouse', 'PC mouse', 'mouse', `${seconds} s window`, tally(res))
   progress(`scored ${seconds} s windows`)
 }
