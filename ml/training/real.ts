@@ -164,7 +164,7 @@ function visitSeconds(rng: Rng): number {
   return rng.uniform(0, 1) < SHORT_SHARE ? rng.uniform(2, 6) : rng.uniform(5, 60)
 }
 
-/** copies per real session, and the window lengths (s) cut from SapiMouse's 60 s windows to look like page visits */
+/** copies per real session (SapiMouse copies are windows of visitSeconds' lengths) */
 const SAPI_COPIES = 3
 const DELBOT_COPIES = 2
 const BOT_COPIES_DELBOT = 2

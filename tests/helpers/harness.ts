@@ -174,7 +174,11 @@ class SecretLedger {
   private values = new Map<string, string>()
 
   add(...values: string[]) {
-    for (const v of values) if (v && v.length >= 6 && !PUBLIC_WORDS.has(v)) this.values.set(v, 'seeded credential')
+    for (const v of values) if (v && v.length >= 6) this.remember(v, 'seeded credential')
+  }
+
+  private remember(value: string, kind: string) {
+    if (!PUBLIC_WORDS.has(value)) this.values.set(value, kind)
   }
 
   fromText(text: string | undefined) {
@@ -192,8 +196,7 @@ class SecretLedger {
     if (depth > 20 || value === null || typeof value !== 'object') return
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       // `code` is a one-time code only when it is six digits (error envelopes have a `code` too).
-      if (typeof v === 'string' && SECRET_FIELDS.test(key) && !PUBLIC_WORDS.has(v) && (key === 'code' ? /^\d{6}$/.test(v) : v.length >= 6))
-        this.values.set(v, key)
+      if (typeof v === 'string' && SECRET_FIELDS.test(key) && (key === 'code' ? /^\d{6}$/.test(v) : v.length >= 6)) this.remember(v, key)
       // Mails in the dev outbox carry one-time codes in their text.
       if (typeof v === 'string' && key === 'text') for (const code of v.match(/\b\d{6}\b/g) ?? []) this.values.set(code, 'mailed code')
       this.walk(v, depth + 1)
