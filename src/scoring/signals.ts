@@ -61,28 +61,59 @@ function withoutPenTwins(all: readonly Signal[]): readonly Signal[] {
 
 /** untrusted key events this close to another untrusted key event came from one script's run: a form filler */
 const FILL_BURST_MS = 5
-
+/**
+ * How long a filler's keyup may follow its keydown. Event.timeStamp is an event's creation time, and a filler
+ * that creates each event as it dispatches it (Bitwarden: keydown, keypress, keyup) stamps the keyup after
+ * the page's keydown and keypress handlers ran, which on a heavy page or a slow phone take milliseconds.
+ */
+const FILL_HOLD_MS = 100
 const untrustedKey = (s: Signal) => s.tr === false && (s.k === 'kd' || s.k === 'ku')
+const trustedKey = (s: Signal) => s.tr !== false && (s.k === 'kd' || s.k === 'ku')
+/** a key event that names no key (a filler's `new KeyboardEvent('keydown')`): it types nothing a page could read */
+const keyless = (s: Signal) => (s.kc ?? 'other') === 'other'
 
 /**
  * Without the key events a form filler dispatches. Password managers (Proton Pass, Bitwarden, …) set a
  * field's value and dispatch keydown, input and keyup on it for the page's sake: untrusted key events
  * microseconds apart, no hand in them. Counted, one filled login made every person `suspicious` at best
- * (`untrusted_events`) and a short visit a `bot`. Untrusted key events in a burst (each within
- * FILL_BURST_MS of another) are left out; an untrusted key event on its own, and every untrusted pointer,
- * touch or scroll event, still counts. A script that types this way into a page moves nothing: without
- * its keys such a visit has nothing left to judge (`insufficient_data`), never `human_verified`.
+ * (`untrusted_events`) and a short visit a `bot`. Left out: untrusted key events in a burst (each within
+ * FILL_BURST_MS of another), also when the page's handlers ran between a keydown and its keyup: presses
+ * that name no key, each keyup within FILL_HOLD_MS of its keydown, chained by a burst (Bitwarden's
+ * keydown, keyup, keydown, keyup per field: the middle two in a burst). An untrusted key event on its
+ * own, presses of named keys or at a typing pace (no burst between them), and every untrusted pointer,
+ * touch or scroll event still count. A script that types this way into a page moves nothing: without its keys
+ * such a visit has nothing left to judge (`insufficient_data`), never `human_verified`.
  */
 function withoutFormFill(all: readonly Signal[]): readonly Signal[] {
   const keys: number[] = []
   for (let i = 0; i < all.length; i++) if (untrustedKey(all[i]!)) keys.push(i)
   if (keys.length < 2) return all
-  const drop = new Set<number>()
-  for (let j = 0; j < keys.length; j++) {
-    const t = all[keys[j]!]!.t
-    const near = (k: number | undefined) => k !== undefined && Math.abs(all[k]!.t - t) < FILL_BURST_MS
-    if (near(keys[j - 1]) || near(keys[j + 1])) drop.add(keys[j]!)
+  // chains of untrusted key events: a burst link, or a keyless press (keydown then keyup) held up by the page
+  const burst = (p: number, c: number) => Math.abs(all[c]!.t - all[p]!.t) < FILL_BURST_MS
+  const press = (p: number, c: number) => {
+    const d = all[p]!
+    const u = all[c]!
+    if (d.k !== 'kd' || u.k !== 'ku' || !keyless(d) || !keyless(u) || u.t - d.t < 0 || u.t - d.t >= FILL_HOLD_MS) return false
+    for (let i = p + 1; i < c; i++) if (trustedKey(all[i]!)) return false
+    return true
   }
+  const drop = new Set<number>()
+  let chain: number[] = []
+  let bursts = 0
+  const close = () => {
+    // a held press alone is a typist's as much as a filler's: a chain needs a burst
+    if (chain.length >= 2 && bursts > 0) for (const i of chain) drop.add(i)
+    chain = []
+    bursts = 0
+  }
+  for (let j = 0; j < keys.length; j++) {
+    const c = keys[j]!
+    const p = chain[chain.length - 1]
+    if (p !== undefined && burst(p, c)) bursts++
+    else if (p === undefined || !press(p, c)) close()
+    chain.push(c)
+  }
+  close()
   return drop.size ? all.filter((_, i) => !drop.has(i)) : all
 }
 

@@ -844,6 +844,59 @@ describe('a password manager filling a form (untrusted key events in a burst)', 
     }
   })
 
+  /**
+   * Bitwarden's fill of a field: keydown, keyup (before it sets the value), keydown, keyup (after), each event
+   * created as it is dispatched, so each keyup is stamped after the page's keydown handlers ran (`hold` ms);
+   * fields `gap` ms apart (its 20 ms timers, late when a field took longer)
+   */
+  const heavyFill = (at: number, fields: number, hold: number, gap = 0.5, kc: Signal['kc'] = 'other'): Signal[] =>
+    Array.from({ length: fields }, (_, f) => {
+      const t = at + f * (2 * hold + gap)
+      return [
+        { t, k: 'kd' as const, kc, tr: false },
+        { t: t + hold, k: 'ku' as const, kc, tr: false },
+        { t: t + hold + 0.02, k: 'kd' as const, kc, tr: false },
+        { t: t + 2 * hold + 0.02, k: 'ku' as const, kc, tr: false },
+      ]
+    }).flat()
+
+  it('on a heavy page too: a keyup stamped after the page’s handlers (8–60 ms) is still the fill’s (it was untrusted_events)', () => {
+    for (const p of people) {
+      const alone = judge(p.signals)
+      const mid = p.signals[p.signals.length >> 1]!.t
+      for (const [fields, hold, gap] of [
+        [1, 8, 0.5],
+        [2, 12, 0.5],
+        [2, 30, 25],
+        [8, 60, 1],
+      ] as const)
+        expect(judge(into(p.signals, heavyFill(mid, fields, hold, gap)))).toEqual(alone)
+    }
+  })
+
+  it('held presses that name a key, or without a burst between them, are a typist’s and still count', () => {
+    const p = people[0]!.signals
+    const mid = p[p.length >> 1]!.t
+    // a script typing characters by dispatch: held 40 ms, the next key at once
+    expect(judge(into(p, heavyFill(mid, 4, 40, 0.5, 'char'))).reasons).toContain('untrusted_events')
+    // keyless presses held 40 ms, 60 ms apart: no burst anywhere
+    const paced = [0, 1, 2, 3].flatMap((i): Signal[] => [
+      { t: mid + 100 * i, k: 'kd', kc: 'other', tr: false },
+      { t: mid + 100 * i + 40, k: 'ku', kc: 'other', tr: false },
+    ])
+    expect(judge(into(p, paced)).reasons).toContain('untrusted_events')
+    // a person's own key between a keydown and its keyup breaks the press: each untrusted event stands alone
+    const broken: Signal[] = [
+      { t: mid, k: 'kd', kc: 'other', tr: false },
+      { t: mid + 10, k: 'kd', kc: 'char' },
+      { t: mid + 20, k: 'ku', kc: 'other', tr: false },
+      { t: mid + 20.01, k: 'kd', kc: 'other', tr: false },
+      { t: mid + 60, k: 'ku', kc: 'char' },
+      { t: mid + 70, k: 'ku', kc: 'other', tr: false },
+    ]
+    expect(judge(into(p, broken)).reasons).toContain('untrusted_events')
+  })
+
   it('untrusted keys at a typing pace, or on their own, and untrusted pointer events still count', () => {
     const p = people[0]!.signals
     const mid = p[p.length >> 1]!.t
