@@ -283,7 +283,7 @@ inBrowser((env) => {
     }, 60_000)
 
     it("a fill on a heavy page (keyups stamped after the page's keydown handlers) is still left out", async () => {
-      // What Bitwarden's autofill dispatches on each field, one field per 20 ms timer: click and focus, then
+      // What Bitwarden's autofill dispatches on each field (its fill actions run on timers 20 ms apart): click and focus, then
       // keydown, keypress and keyup (each created as it is dispatched), the value, the three keys again,
       // input, change and blur. The page's keydown handler takes 8 ms, so each keyup is stamped ≥ 8 ms after
       // its keydown (Event.timeStamp is the creation time): outside the 5 ms burst.
