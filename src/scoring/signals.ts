@@ -67,8 +67,8 @@ const FILL_BURST_MS = 5
  * the page's keydown and keypress handlers ran, which on a heavy page or a slow phone take milliseconds.
  */
 const FILL_HOLD_MS = 100
-const untrustedKey = (s: Signal) => s.tr === false && (s.k === 'kd' || s.k === 'ku')
-const trustedKey = (s: Signal) => s.tr !== false && (s.k === 'kd' || s.k === 'ku')
+const keyEvent = (s: Signal) => s.k === 'kd' || s.k === 'ku'
+const untrustedKey = (s: Signal) => s.tr === false && keyEvent(s)
 /** a key event that names no key (a filler's `new KeyboardEvent('keydown')`): it types nothing a page could read */
 const keyless = (s: Signal) => (s.kc ?? 'other') === 'other'
 
@@ -94,7 +94,8 @@ function withoutFormFill(all: readonly Signal[]): readonly Signal[] {
     const d = all[p]!
     const u = all[c]!
     if (d.k !== 'kd' || u.k !== 'ku' || !keyless(d) || !keyless(u) || u.t - d.t < 0 || u.t - d.t >= FILL_HOLD_MS) return false
-    for (let i = p + 1; i < c; i++) if (trustedKey(all[i]!)) return false
+    // p and c are consecutive untrusted key events, so any key event between them is the person's
+    for (let i = p + 1; i < c; i++) if (keyEvent(all[i]!)) return false
     return true
   }
   const drop = new Set<number>()
