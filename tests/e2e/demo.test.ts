@@ -37,6 +37,13 @@ inBrowser((env) => {
     return { context, page, sessionId: (await page.textContent('#session-id'))! }
   }
 
+  /** sends what the demo page's SDK holds now (its events are recorded as they are dispatched) */
+  const flushSdk = (page: Page) =>
+    page.evaluate(async (key) => {
+      const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+      await w.BSS.init({ publicKey: key }).flush()
+    }, env.server.demo.public_key)
+
   /** every signal the service stored for a session of the demo organization */
   const storedSignals = async (sessionId: string) =>
     (await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)).flatMap((r) => r.signals ?? [])
@@ -175,10 +182,7 @@ inBrowser((env) => {
           return bad
         })
         expect(outcome).toEqual(['', '', '', '', ''])
-        await page.evaluate(async (key) => {
-          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-          await w.BSS.init({ publicKey: key }).flush()
-        }, env.server.demo.public_key)
+        await flushSdk(page)
         const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, first!)
         const untrusted = rows
           .flatMap((r) => r.signals ?? [])
@@ -204,7 +208,7 @@ inBrowser((env) => {
       // (event_burst). Synthetic events in that order; Chromium has no touchType (the unit tests cover it).
       const { context, page, sessionId } = await openDemo()
       try {
-        await page.evaluate(async (key) => {
+        await page.evaluate(() => {
           const target = document.body
           const pointer = (type: string, pointerType: string, x: number) =>
             window.dispatchEvent(new PointerEvent(type, { pointerType, clientX: x, clientY: 100, bubbles: true }))
@@ -229,9 +233,8 @@ inBrowser((env) => {
           touch('touchmove', 6, 310)
           pointer('pointerup', 'touch', 310)
           touch('touchend', 6, 310)
-          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-          await w.BSS.init({ publicKey: key }).flush()
-        }, env.server.demo.public_key)
+        })
+        await flushSdk(page)
         const synthetic = (await storedSignals(sessionId)).filter((s) => s.tr === false)
         expect(synthetic.map((s) => `${s.k}@${s.x}`)).toEqual([
           'mm@90',
@@ -253,7 +256,7 @@ inBrowser((env) => {
       // What Proton Pass's autofill dispatches on each field (keydown, input, keyup, keypress; bubbling).
       const { context, page, sessionId } = await openDemo()
       try {
-        await page.evaluate(async (key) => {
+        await page.evaluate(() => {
           for (const id of ['demo-name', 'demo-notes']) {
             const input = document.getElementById(id) as HTMLInputElement
             input.value = 'filled'
@@ -265,9 +268,8 @@ inBrowser((env) => {
             ])
               input.dispatchEvent(event)
           }
-          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-          await w.BSS.init({ publicKey: key }).flush()
-        }, env.server.demo.public_key)
+        })
+        await flushSdk(page)
         const signals = await storedSignals(sessionId)
         const filled = signals.filter((s) => s.tr === false)
         expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(['kd:other', 'ku:other', 'kd:other', 'ku:other'])
@@ -289,7 +291,7 @@ inBrowser((env) => {
       // its keydown (Event.timeStamp is the creation time): outside the 5 ms burst.
       const { context, page, sessionId } = await openDemo()
       try {
-        await page.evaluate(async (key) => {
+        await page.evaluate(async () => {
           const busy = () => {
             const until = performance.now() + 8
             while (performance.now() < until);
@@ -316,9 +318,8 @@ inBrowser((env) => {
                 )
             )
           )
-          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-          await w.BSS.init({ publicKey: key }).flush()
-        }, env.server.demo.public_key)
+        })
+        await flushSdk(page)
         const signals = await storedSignals(sessionId)
         const filled = signals.filter((s) => s.tr === false && (s.k === 'kd' || s.k === 'ku'))
         expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(Array(4).fill(['kd:other', 'ku:other']).flat())

@@ -885,7 +885,8 @@ describe('a password manager filling a form (untrusted key events in a burst)', 
       { t: mid + 100 * i + 40, k: 'ku', kc: 'other', tr: false },
     ])
     expect(judge(into(p, paced)).reasons).toContain('untrusted_events')
-    // a person's own key between a keydown and its keyup breaks the press: each untrusted event stands alone
+    // a person's own key between a keydown and its keyup breaks the press: the outer keydown and keyup count
+    // (the burst between them is still left out)
     const broken: Signal[] = [
       { t: mid, k: 'kd', kc: 'other', tr: false },
       { t: mid + 10, k: 'kd', kc: 'char' },
