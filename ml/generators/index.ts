@@ -5,6 +5,7 @@
 // README.md in this folder describes each family and its source.
 import type { Signal } from '../../src/scoring/signals'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
+import { mouseKeysVisit } from './assistive'
 import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
@@ -121,6 +122,14 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     source: 'project (replays typing_real_figures recordings)',
     make: (rng) => typingReplayedRhythm(rng, recordedRhythms()),
     crossSessionOnly: true,
+  },
+  {
+    // a person, not a bot: no model trains on it (training takes `bot` families only); the eval scores it
+    name: 'mouse_keys',
+    kind: 'human',
+    modality: 'pointer',
+    source: 'project (Mouse Keys as X11 and QMK document it; the person’s timing assumed)',
+    make: mouseKeysVisit,
   },
   {
     name: 'typing_real_figures',

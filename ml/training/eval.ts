@@ -174,6 +174,19 @@ if (typist) {
   typingFlagged = t.bot / t.n
   humanRow('typing generated to the real figures (**synthetic** sessions, real percentiles)', 'keyboard', 'keyboard only', 'visit', t)
 }
+// people moving the pointer with Mouse Keys: simulated (no recordings), never trained on; the trees call
+// them bots, the Mouse Keys floor holds them at suspicious (docs/scoring.md, Method 2)
+const mouseKeys = generated.find((g) => g.name === 'mouse_keys')
+if (mouseKeys) {
+  const res = Array.from({ length: 500 }, (_, i) => score(foldModels[0], mouseKeys.make(createRng(deriveSeed(EVAL_SEED, 'mouse_keys', i)))))
+  humanRow(
+    'people using Mouse Keys (**simulated** sessions, ml/generators/assistive.ts)',
+    'keyboard moving the cursor',
+    'mouse',
+    'visit',
+    tally(res)
+  )
+}
 line()
 
 // ------------------------------------------------------------------- bots
@@ -192,8 +205,8 @@ const humanHcs = [...humanResults.values()].map((r) => r.hcs)
 const botResultsAll: { family: string; origin: string; results: ScoreResult[] }[] = []
 const botRow = (family: string, origin: string, results: ScoreResult[]) => {
   botResultsAll.push({ family, origin, results })
-  // EVAL_DEBUG_FAMILY=<name>: each session's verdict and reasons (to study a family, not for the docs)
-  if (process.env.EVAL_DEBUG_FAMILY && family.startsWith(process.env.EVAL_DEBUG_FAMILY))
+  // EVAL_DEBUG_FAMILY=<prefix>[,<prefix>…]: each session's verdict and reasons (to study a family, not for the docs)
+  if (process.env.EVAL_DEBUG_FAMILY?.split(',').some((prefix) => family.startsWith(prefix)))
     for (const r of results) console.error(`${family}: ${r.verdict} hcs ${r.hcs} ${r.reasons.join(',')}`)
   const t = tally(results)
   const reasons = new Map<string, number>()

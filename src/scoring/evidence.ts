@@ -197,6 +197,18 @@ const BACKSTEP_SHARE = 0.02
 const SPARSE_LINES_MIN = 5
 const SPARSE_ON_LINE_SHARE = 0.9
 
+/**
+ * Compass runs (session-features.ts, pointerCompass) from which a mouse pointer is moved by Mouse Keys: at
+ * least this many runs, in this many directions, covering this share of the distance moved. Simulated
+ * Mouse Keys visits (ml/generators/assistive.ts): 10th percentile 12 runs, 4 directions, share 0.96 (a
+ * person may use only two keys: right and down). Real people's share: at most 0.48 (SapiMouse, DELBOT);
+ * every bot family of the eval: at most 0.49, but for five DELBOT GAN circles (0.54–0.93) pinned to the top
+ * of the page, with 2–4 runs.
+ */
+const MOUSE_KEYS_RUNS = 6
+const MOUSE_KEYS_DIRECTIONS = 2
+const MOUSE_KEYS_SHARE = 0.85
+
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
@@ -234,6 +246,17 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // bursts, untrusted events).
     const touchFloor = f.pointerTouch
     if (((sparse && !mechanical && !alongLines && !steadySteps) || touchFloor) && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
+    // Mouse Keys (an accessibility setting of every desktop system, and of keyboard firmware) moves the
+    // cursor for people who cannot use a mouse: one step per timer tick along the axis or diagonal of the
+    // key held, speeding up to a top speed. Every tree and step rule sees a machine in that, rightly: it
+    // is one, driven by a person. So a pointer moving only that way may make a session suspicious, never
+    // a bot, and says why (a customer can offer an accessible challenge); the cursor's mechanics are then
+    // not judged by the step rules below. A script that moves only along the compass gains that much;
+    // integrity checks, bursts and the other modalities still judge it.
+    const c = f.pointerCompass
+    const mouseKeys = !f.pointerTouch && c.runs >= MOUSE_KEYS_RUNS && c.directions >= MOUSE_KEYS_DIRECTIONS && c.share >= MOUSE_KEYS_SHARE
+    if (mouseKeys && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
+    if (mouseKeys && p.z < VERIFIED_Z) p.codes = ['pointer_mouse_keys', ...p.codes]
     out.push(p)
     // A mouse reports every count it moves and the browser passes a move on every frame, so a pointer
     // otherwise sampled finely that advances in jumps of several pixels a tenth of a second apart, ten
@@ -244,8 +267,8 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // Both rules are mild (−1.5, the keyboard's mild weight): strokes the trees find human (z ≥ 1.31,
     // hcs 79) keep a session above the bot threshold. As hard evidence (−4) they caught 3 more of the
     // 54 pynput pages and nothing else in the eval (m4-2026.11.10).
-    if (sparse && steadySteps) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mechanical_steps'] })
-    if (!sparse && f.pointerSlowRun >= SLOW_RUN_MIN) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_slow_steps'] })
+    if (sparse && steadySteps && !mouseKeys) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mechanical_steps'] })
+    if (!sparse && f.pointerSlowRun >= SLOW_RUN_MIN && !mouseKeys) out.push({ modality: 'pointer', z: MILD, codes: ['pointer_slow_steps'] })
     // A hand moving the mouse ≥ 3 px a frame carries momentum: to turn back it slows first (small steps).
     // Turning by more than 90° between two such steps, often, or stepping back for one frame between two
     // steps that go on (twice reversed within ~33 ms: a 30 Hz oscillation), is noise added to a scripted

@@ -33,6 +33,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
     'The pointer advanced in jumps of several pixels a tenth of a second or more apart, many times in a row, like a script that moves the cursor and sleeps; a moving mouse reports every frame.',
   pointer_impossible_reversals:
     'While moving fast, the pointer turned back between two frames, again and again; a hand has to slow down before it turns, so this is noise added to a scripted path.',
+  pointer_mouse_keys:
+    'The pointer moved only in straight runs along the screen’s axes and diagonals, as Mouse Keys (an accessibility setting for people who cannot use a mouse) moves it: judged suspicious at worst, never a bot, on that alone. Offer an accessible challenge rather than blocking.',
   pointer_regular_timing: 'The time between pointer movements was too regular for a person.',
   pointer_unusual_speed: 'The speed, duration or number of pointer movements was unlike people’s.',
   pointer_dynamics_unnatural: 'The pointer movement as a whole looked unlike people’s, without one single cause.',
@@ -129,6 +131,10 @@ function pointerDetail(code: string, f: SessionFeatures): string | null {
     }
     case 'pointer_slow_steps':
       return `${fmt(f.pointerSlowRun)} moves in a row each ≥ 80 ms after the one before and ≥ 3 px from it; people on a browser's clock: at most 3 in a row (SapiMouse, DELBOT)`
+    case 'pointer_mouse_keys': {
+      const c = f.pointerCompass
+      return `${pct(c.share)} of the distance moved in ${fmt(c.runs)} straight runs along ${fmt(c.directions)} of the eight axis and diagonal directions; people's hands: at most 48 % (SapiMouse, DELBOT)`
+    }
     case 'pointer_impossible_reversals': {
       const r = f.pointerReversals
       return `${fmt(r.reversals)} of ${fmt(r.pairs)} pairs of fast steps (≥ 3 px, ≤ 50 ms) turn by more than 90°, ${fmt(r.backsteps)} one-frame steps back; people: ≤ 8 % of pairs, ≤ 2 steps back`

@@ -127,6 +127,12 @@ export type SessionFeatures = {
   /** counted strokes with a chord of LINE_MIN_CHORD_PX and LINE_MIN_SAMPLES samples, and those of them whose every sample lies within ON_LINE_PX of the chord */
   pointerLines: { tested: number; onLine: number }
   /**
+   * a mouse pointer's straight runs along the screen's axes and diagonals (compassRuns): how many of at
+   * least COMPASS_RUN_PX, in how many of the eight directions, and the share of the distance moved that they
+   * cover. Mouse Keys moves the cursor only that way; a hand almost never (SapiMouse, DELBOT people: ≤ 0.48).
+   */
+  pointerCompass: { runs: number; directions: number; share: number }
+  /**
    * over a mouse pointer's moves inside strokes (those that moved): the variation of the step lengths over
    * the variation of the gaps (CVs); NaN with fewer than STEP_GAP_MIN steps. A hand sampled on a tick moves
    * a different distance every tick (high); a loop that moves the cursor by one length and sets its speed
@@ -534,6 +540,83 @@ function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
   }
 }
 
+/** a compass run is at least this long, px, and strays at most COMPASS_TOLERANCE_PX from its line (a pixel of rounding at a fractional devicePixelRatio) */
+const COMPASS_RUN_PX = 40
+const COMPASS_TOLERANCE_PX = 1.05
+/** a run's direction is read from its first displacement of at least this, px, looked for over at most COMPASS_LOOK samples (a pointer resting in place is skipped, so the walk stays linear) */
+const COMPASS_START_PX = 2
+const COMPASS_LOOK = 64
+/** tan 22.5°: a displacement within this of an axis (as a ratio of its other component) points along it */
+const TAN_22_5 = Math.SQRT2 - 1
+
+/**
+ * Adds a mouse stroke to `acc`: the distance it moved, and its straight runs along one of the eight compass
+ * directions (every sample within COMPASS_TOLERANCE_PX of the line, never going back along it) of at least
+ * COMPASS_RUN_PX: the runs' length and their directions (bits). Mouse Keys steps the cursor along the
+ * direction of the key held, so its whole path is such runs; a hand's path drifts off any one line.
+ * Plain arithmetic (no Math.hypot, no atan2): it runs over every sample of every session scored.
+ */
+function compassRuns(st: Stroke, acc: { moved: number; aligned: number; runs: number; directions: number }): void {
+  if (st.touch) return
+  const { x, y } = st
+  const n = x.length
+  for (let i = 1; i < n; i++) {
+    const dx = x[i] - x[i - 1]
+    const dy = y[i] - y[i - 1]
+    acc.moved += Math.sqrt(dx * dx + dy * dy)
+  }
+  const start2 = COMPASS_START_PX * COMPASS_START_PX
+  let i = 0
+  while (i < n - 1) {
+    const x0 = x[i]
+    const y0 = y[i]
+    let j = i + 1
+    const look = Math.min(n, i + COMPASS_LOOK)
+    while (j < look && (x[j] - x0) ** 2 + (y[j] - y0) ** 2 < start2) j++
+    if (j >= n) break
+    if (j >= look) {
+      i = j
+      continue
+    }
+    // the nearest of the eight directions, as a unit vector (ux, uy) and a bit
+    const dx = x[j] - x0
+    const dy = y[j] - y0
+    const ax = Math.abs(dx)
+    const ay = Math.abs(dy)
+    let ux = 0
+    let uy = 0
+    if (ay <= ax * TAN_22_5) ux = Math.sign(dx)
+    else if (ax <= ay * TAN_22_5) uy = Math.sign(dy)
+    else {
+      ux = Math.sign(dx) * Math.SQRT1_2
+      uy = Math.sign(dy) * Math.SQRT1_2
+    }
+    const bit = 1 << ((ux > 0 ? 0 : ux < 0 ? 2 : 1) * 3 + (uy > 0 ? 0 : uy < 0 ? 2 : 1))
+    if (Math.abs(dx * uy - dy * ux) > COMPASS_TOLERANCE_PX) {
+      i++
+      continue
+    }
+    let k = j
+    let prev = dx * ux + dy * uy
+    let far = prev
+    while (k + 1 < n) {
+      const ex = x[k + 1] - x0
+      const ey = y[k + 1] - y0
+      const along = ex * ux + ey * uy
+      if (Math.abs(ex * uy - ey * ux) > COMPASS_TOLERANCE_PX || along < prev - COMPASS_TOLERANCE_PX) break
+      k++
+      prev = along
+      if (along > far) far = along
+    }
+    if (far >= COMPASS_RUN_PX) {
+      acc.aligned += far
+      acc.runs++
+      acc.directions |= bit
+    }
+    i = k
+  }
+}
+
 /** whether every sample of a stroke lies within ON_LINE_PX of the line from its first sample to its last; undefined when too short to tell */
 function onLine(st: Stroke): boolean | undefined {
   const { x, y } = st
@@ -557,6 +640,7 @@ function pointerFeatures(
   presses: number
   sampleMs: number
   lines: SessionFeatures['pointerLines']
+  compass: SessionFeatures['pointerCompass']
   slowRun: number
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
@@ -565,12 +649,14 @@ function pointerFeatures(
   const stats: StrokeStats[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
+  const runs = { moved: 0, aligned: 0, runs: 0, directions: 0 }
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
   const mouse: MouseSteps = { slowRun: 0, lengths: [], gaps: [], reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 } }
   for (const st of strokes) {
     walkMouseSteps(st, mouse)
+    compassRuns(st, runs)
     const s = strokeStats(st)
     if (!s) continue
     stats.push(s)
@@ -590,8 +676,11 @@ function pointerFeatures(
   const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
   const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN
   const { slowRun: slow, reversals } = mouse
+  let directions = 0
+  for (let b = runs.directions; b; b &= b - 1) directions++
+  const compass = { runs: runs.runs, directions, share: runs.moved > 0 ? runs.aligned / runs.moved : 0 }
   if (stats.length < MIN_STROKES)
-    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv, reversals }
+    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, stepGapCv, reversals }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -653,7 +742,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, slowRun: slow, stepGapCv, reversals }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, stepGapCv, reversals }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -880,6 +969,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     pointerTouch: ptr.touch,
     pointerSampleMs: ptr.sampleMs,
     pointerLines: ptr.lines,
+    pointerCompass: ptr.compass,
     pointerSlowRun: ptr.slowRun,
     pointerStepGapCv: ptr.stepGapCv,
     pointerReversals: ptr.reversals,
