@@ -16,6 +16,7 @@ import { BOT_FAMILIES } from '../synth/bots'
 import { createRng, deriveSeed } from '../synth/prng'
 import { type RealSession, loadAllReal } from '../data/load'
 import { CAPTURES, type Capture, applyCapture, window } from './capture'
+import { withTremor } from '../generators/tremor'
 import { expectedCalibrationError, rocAuc } from './metrics'
 import {
   type Cal,
@@ -606,6 +607,41 @@ for (const c of CAPTURES as readonly Capture[]) {
     }
   }
   line(`| ${c} | ${pct(sf, ns)} | ${pct(ss, ns)} | ${pct(df, nd)} | ${pct(ds, nd)} | ${pct(changed, humans.length)} |`)
+}
+line()
+
+// ------------------------------------------------------------------ tremor
+progress('tremor')
+line('### People with a hand tremor (simulated on real recordings)')
+line()
+line(
+  "The same **real** mouse sessions (held-out models as above; DELBOT: the mouse setups, pages and circles) with a tremor laid over every move (`ml/generators/tremor.ts`: an oscillation sampled at the recording's own times, its frequency drifting ±10 %, its size swelling and fading, each axis its own size and phase). A model of a tremor, not recordings of people with one: the rows measure how the scorer treats such an oscillation, not how many people with a tremor it flags."
+)
+line()
+line('| tremor (peak px, Hz) | SapiMouse flagged | SapiMouse suspicious | DELBOT mouse flagged | DELBOT mouse suspicious |')
+line('|---|---:|---:|---:|---:|')
+for (const [amplitudePx, hz] of [
+  [1, 8],
+  [2, 5],
+  [2, 8],
+  [2, 11],
+  [4, 5],
+  [4, 8],
+  [4, 11],
+] as const) {
+  const sapi: ScoreResult[] = []
+  const delbot: ScoreResult[] = []
+  for (const [i, s] of humans.entries()) {
+    if (s.family === 'human_tel') continue
+    const r = score(
+      humanModel(s),
+      withTremor(createRng(deriveSeed(EVAL_SEED, `tremor:${amplitudePx}:${hz}`, i)), s.signals, { amplitudePx, hz })
+    )
+    ;(s.source === 'sapimouse' ? sapi : delbot).push(r)
+  }
+  const a = tally(sapi)
+  const b = tally(delbot)
+  line(`| ${amplitudePx} px, ${hz} Hz | ${pct(a.bot, a.n)} | ${pct(a.suspicious, a.n)} | ${pct(b.bot, b.n)} | ${pct(b.suspicious, b.n)} |`)
 }
 line()
 
