@@ -332,6 +332,53 @@ inBrowser((env) => {
       }
     }, 60_000)
 
+    it('a cursor stepped along the keypad’s eight directions (Mouse Keys) is judged suspicious at worst, and says why', async () => {
+      // What Mouse Keys does while a keypad key is held: one trusted move per timer tick (here ~20 ms,
+      // CDP's own round trip added) along that axis or diagonal, the step growing to a top speed; a
+      // pause between keys. The page sees it as it would see the system's cursor moves.
+      const { context, page, sessionId } = await openDemo()
+      try {
+        const runs: [number, number, number][] = [
+          [1, 0, 26],
+          [0, 1, 18],
+          [1, 1, 14],
+          [-1, 0, 22],
+          [0, -1, 14],
+          [-1, -1, 10],
+          [1, 0, 18],
+          [0, 1, 12],
+        ]
+        let [x, y] = [120, 120]
+        await page.mouse.move(x, y)
+        for (const [i, [dx, dy, ticks]] of runs.entries()) {
+          await page.waitForTimeout(420)
+          for (let tick = 1; tick <= ticks; tick++) {
+            const step = Math.min(12, 2 + tick)
+            x += dx * step
+            y += dy * step
+            await page.mouse.move(x, y)
+            await page.waitForTimeout(20)
+          }
+          if (i % 3 === 2) {
+            await page.mouse.down()
+            await page.mouse.up()
+          }
+        }
+        await flushSdk(page)
+        const signals = await storedSignals(sessionId)
+        const compass = sessionFeatures(signals).pointerCompass
+        expect(compass.runs).toBeGreaterThanOrEqual(6)
+        expect(compass.share).toBeGreaterThan(0.85)
+        const res = await fetch(`${env.server.url}/demo/result/${sessionId}`)
+        const result = (await res.json()) as { verdict: string; hcs: number; reasons: string[] }
+        expect(result.verdict).not.toBe('bot')
+        expect(result.hcs).toBeGreaterThanOrEqual(30)
+        if (result.verdict !== 'human_verified') expect(result.reasons).toContain('pointer_mouse_keys')
+      } finally {
+        await context.close()
+      }
+    }, 60_000)
+
     it('a popup opened with window.open (a copy of the opener’s sessionStorage) gets a session of its own', async () => {
       // Before, the opener and the popup wrote one session: two hands at once, and vectors neither could
       // match (feature_mismatch: a bot). A duplicated tab copies sessionStorage the same way.
