@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { addUser, createAccount, passwords } from '../src/server/modules/auth'
@@ -70,7 +70,11 @@ export async function provisionDemo(sql: Sql, dataDir: string): Promise<DemoCred
     const { keyPair, secretKey } = await createKeyPair(tx, orgId, { name: dev.key_pair.name, sdkType: dev.key_pair.sdk_type })
     return { org_id: orgId, email: dev.user.email, password: dev.user.password, public_key: keyPair.public_key, secret_key: secretKey }
   })
-  writeFileSync(file, JSON.stringify(creds, null, 2))
-  chmodSync(file, 0o600)
+  // Written whole and private from the start, then renamed into place: a reader (the demo page, a script
+  // waiting for the file) never sees it half-written, and the secret key is never readable by others.
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify(creds, null, 2), { mode: 0o600 })
+  chmodSync(tmp, 0o600)
+  renameSync(tmp, file)
   return creds
 }
