@@ -9,6 +9,7 @@ import { getPlanUsage, usageGraphQL } from '../../src/server/modules/usage'
 import { keysGraphQL } from '../../src/server/modules/keys'
 import { orgGraphQL } from '../../src/server/modules/org'
 import { createUser } from '../../tenants/provision'
+import { ApiError } from '../../src/server/platform/errors'
 import { codes, gql } from './gql'
 import { createHarness, type Harness } from '../helpers/harness'
 
@@ -239,7 +240,7 @@ function probeApp(deps: Services, counter: { calls: number }) {
   const probePart: GraphQLPart = {
     typeDefs: `
       type Node { id: Int! child: Node }
-      type Query { node: Node! boom: Int! down: Int! }`,
+      type Query { node: Node! boom: Int! down: Int! invalid: Int! }`,
     resolvers: {
       Query: {
         node: () => {
@@ -251,6 +252,9 @@ function probeApp(deps: Services, counter: { calls: number }) {
         },
         down: () => {
           throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })
+        },
+        invalid: () => {
+          throw new ApiError('validation_failed', 'allowedOrigins[1]: "ftp://probe.example" is not an origin')
         },
       },
       Node: { child: (parent: any) => ({ id: parent.id + 1 }) },
@@ -350,6 +354,14 @@ describe('errors never leak internals', () => {
     expect(res.text).not.toContain('secret_hash')
     expect(res.text).not.toMatch(/at .*\.ts:\d+/)
     expect(h.logs.some((line) => line.includes('graphql unexpected error') && line.includes('does not exist'))).toBe(true)
+  })
+
+  it('answers a client’s mistake with its code and does not log it as an unexpected error', async () => {
+    const app = probeApp(h.deps, { calls: 0 })
+    const res = await gql(app, { jwt: h.a.jwt }, '{ invalid }')
+    expect(codes(res)).toEqual(['BAD_USER_INPUT'])
+    expect(res.body.errors[0].message).toContain('ftp://probe.example')
+    expect(h.logs.some((line) => line.includes('ftp://probe.example'))).toBe(false)
   })
 
   it('answers a database outage as UNAVAILABLE with 503 and Retry-After', async () => {

@@ -38,7 +38,15 @@ function yogaLogger(log: Logger): YogaLogger {
     debug: () => {},
     info: () => {},
     warn: (...args: unknown[]) => log.warn('graphql', describe(args)),
-    error: (...args: unknown[]) => log.error('graphql unexpected error', describe(args)),
+    error: (...args: unknown[]) => {
+      // Yoga reports every error that is not a GraphQLError, a client's mistake too (an ApiError such as
+      // validation_failed, answered with its own code and in the access log): not an operator's concern,
+      // and at error level with a stack it would page someone for a typo in an origin list.
+      const error = args.find((a): a is Error => a instanceof Error)
+      const cause = error ? rootCause(error) : undefined
+      if (cause instanceof ApiError && cause.status < 500) return
+      log.error('graphql unexpected error', describe(args))
+    },
   }
 }
 
