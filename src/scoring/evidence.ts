@@ -245,7 +245,6 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // trees alone may make a session suspicious; a bot needs other evidence too (a constant contact,
     // bursts, untrusted events).
     const touchFloor = f.pointerTouch
-    if (((sparse && !mechanical && !alongLines && !steadySteps) || touchFloor) && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
     // Mouse Keys (an accessibility setting of every desktop system, and of keyboard firmware) moves the
     // cursor for people who cannot use a mouse: one step per timer tick along the axis or diagonal of the
     // key held, speeding up to a top speed. Every tree and step rule sees a machine in that, rightly: it
@@ -255,7 +254,8 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // integrity checks, bursts and the other modalities still judge it.
     const c = f.pointerCompass
     const mouseKeys = !f.pointerTouch && c.runs >= MOUSE_KEYS_RUNS && c.directions >= MOUSE_KEYS_DIRECTIONS && c.share >= MOUSE_KEYS_SHARE
-    if (mouseKeys && p.z < SUSPICIOUS_AT_WORST) p.z = SUSPICIOUS_AT_WORST
+    if (((sparse && !mechanical && !alongLines && !steadySteps) || touchFloor || mouseKeys) && p.z < SUSPICIOUS_AT_WORST)
+      p.z = SUSPICIOUS_AT_WORST
     if (mouseKeys && p.z < VERIFIED_Z) p.codes = ['pointer_mouse_keys', ...p.codes]
     out.push(p)
     // A mouse reports every count it moves and the browser passes a move on every frame, so a pointer

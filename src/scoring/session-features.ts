@@ -483,6 +483,8 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
 }
 
 type MouseSteps = {
+  /** the distance moved, px (the share pointerCompass reports is of it) */
+  moved: number
   /** the longest run of slow steps (pointerSlowRun) */
   slowRun: number
   /** lengths and gaps of the steps that moved, up to STEP_SAMPLES_MAX (pointerStepGapCv) */
@@ -500,7 +502,7 @@ const STEP_SAMPLES_MAX = 4000
  *   moving that slowly arrives a pixel at a time. Jumps of several pixels a tenth of a second apart, again
  *   and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a
  *   few frames a second.
- * - the length and gap of every step that moved;
+ * - the distance moved, and the length and gap of every step that moved;
  * - reversals at speed: pairs of fast steps (≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS) turning by more than
  *   90°, and one-frame backsteps (the middle of three fast steps against both neighbours, which agree).
  */
@@ -517,6 +519,7 @@ function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
     dy[i] = y[i] - y[i - 1]
     const gap = t[i] - t[i - 1]
     const length = Math.hypot(dx[i], dy[i])
+    acc.moved += length
     if (length > 0 && acc.lengths.length < STEP_SAMPLES_MAX) {
       acc.lengths.push(length)
       acc.gaps.push(gap)
@@ -550,21 +553,16 @@ const COMPASS_LOOK = 64
 const TAN_22_5 = Math.SQRT2 - 1
 
 /**
- * Adds a mouse stroke to `acc`: the distance it moved, and its straight runs along one of the eight compass
- * directions (every sample within COMPASS_TOLERANCE_PX of the line, never going back along it) of at least
- * COMPASS_RUN_PX: the runs' length and their directions (bits). Mouse Keys steps the cursor along the
+ * Adds a mouse stroke's straight runs along one of the eight compass directions to `acc` (every sample
+ * within COMPASS_TOLERANCE_PX of the line, never going back along it; at least COMPASS_RUN_PX): their
+ * length and their directions (bits). The distance the stroke moved is summed by walkMouseSteps. Mouse Keys steps the cursor along the
  * direction of the key held, so its whole path is such runs; a hand's path drifts off any one line.
  * Plain arithmetic (no Math.hypot, no atan2): it runs over every sample of every session scored.
  */
-function compassRuns(st: Stroke, acc: { moved: number; aligned: number; runs: number; directions: number }): void {
+function compassRuns(st: Stroke, acc: { aligned: number; runs: number; directions: number }): void {
   if (st.touch) return
   const { x, y } = st
   const n = x.length
-  for (let i = 1; i < n; i++) {
-    const dx = x[i] - x[i - 1]
-    const dy = y[i] - y[i - 1]
-    acc.moved += Math.sqrt(dx * dx + dy * dy)
-  }
   const start2 = COMPASS_START_PX * COMPASS_START_PX
   let i = 0
   while (i < n - 1) {
@@ -649,11 +647,11 @@ function pointerFeatures(
   const stats: StrokeStats[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
-  const runs = { moved: 0, aligned: 0, runs: 0, directions: 0 }
+  const runs = { aligned: 0, runs: 0, directions: 0 }
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
-  const mouse: MouseSteps = { slowRun: 0, lengths: [], gaps: [], reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 } }
+  const mouse: MouseSteps = { moved: 0, slowRun: 0, lengths: [], gaps: [], reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 } }
   for (const st of strokes) {
     walkMouseSteps(st, mouse)
     compassRuns(st, runs)
@@ -678,7 +676,7 @@ function pointerFeatures(
   const { slowRun: slow, reversals } = mouse
   let directions = 0
   for (let b = runs.directions; b; b &= b - 1) directions++
-  const compass = { runs: runs.runs, directions, share: runs.moved > 0 ? runs.aligned / runs.moved : 0 }
+  const compass = { runs: runs.runs, directions, share: mouse.moved > 0 ? runs.aligned / mouse.moved : 0 }
   if (stats.length < MIN_STROKES)
     return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, stepGapCv, reversals }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
