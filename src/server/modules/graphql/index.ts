@@ -26,9 +26,12 @@ export { chargeListItems, DEFAULT_LIMITS, type QueryLimits } from './limits'
 const MAX_BODY_BYTES = 64 * 1024
 
 function yogaLogger(log: Logger): YogaLogger {
-  const describe = (args: unknown[]) => {
+  const causeOf = (args: unknown[]) => {
     const error = args.find((a): a is Error => a instanceof Error)
-    const cause = error ? rootCause(error) : undefined
+    return error ? rootCause(error) : undefined
+  }
+  const describe = (args: unknown[]) => {
+    const cause = causeOf(args)
     return {
       detail: args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '),
       ...(cause instanceof Error ? { cause: cause.message, stack: cause.stack } : {}),
@@ -42,8 +45,7 @@ function yogaLogger(log: Logger): YogaLogger {
       // Yoga reports every error that is not a GraphQLError, a client's mistake too (an ApiError such as
       // validation_failed, answered with its own code and in the access log): not an operator's concern,
       // and at error level with a stack it would page someone for a typo in an origin list.
-      const error = args.find((a): a is Error => a instanceof Error)
-      const cause = error ? rootCause(error) : undefined
+      const cause = causeOf(args)
       if (cause instanceof ApiError && cause.status < 500) return
       log.error('graphql unexpected error', describe(args))
     },
