@@ -9,6 +9,7 @@ import { mouseKeysVisit } from './assistive'
 import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
+import { naturalMouseVisit } from './naturalmouse'
 import { pyautoguiTween } from './pyautogui'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
@@ -90,6 +91,14 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     modality: 'pointer',
     source: "project (pyautogui 0.9's moveTo with its default sleeps)",
     make: pyautoguiTween,
+    untrained: true,
+  },
+  {
+    name: 'natural_mouse_motion',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (NaturalMouseMotion 2.0.3's MouseMotion and FactoryTemplates, through java.awt.Robot)",
+    make: naturalMouseVisit,
     untrained: true,
   },
   {

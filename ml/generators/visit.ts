@@ -156,6 +156,16 @@ export class Visit {
     }
   }
 
+  /** the button pressed at the current position (a drag starts; `release` ends it) */
+  press(): void {
+    this.emit({ t: this.t, k: 'md', x: this.pos.x, y: this.pos.y })
+  }
+
+  /** the button released after a drag; no click, as the press and the release were on different elements */
+  release(): void {
+    this.emit({ t: this.t, k: 'mu', x: this.pos.x, y: this.pos.y })
+  }
+
   wheel(dy: number): void {
     this.emit({ t: this.t, k: 's', dy })
   }

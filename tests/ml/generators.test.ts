@@ -25,6 +25,7 @@ import {
 import { withSeededGlobals, quantile } from '../../ml/generators/random'
 import { windMouseNpm } from '../../ml/generators/windmouse'
 import { humanCursorCurve } from '../../ml/generators/humancursor'
+import { type Nature, movements, naturalMouseMove, randomNature } from '../../ml/generators/naturalmouse'
 import { humanSession } from '../../ml/synth/human'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
 
@@ -471,5 +472,46 @@ describe('OS-level pointer scripts do what their libraries do', () => {
       expect(pts[0]).toEqual(from)
       expect(pts[pts.length - 1]).toEqual(to)
     }
+  })
+  it('natural_mouse_motion: whole pixels that end on the target, equal time steps within a movement, a reaction pause between movements', () => {
+    const from = { x: 200, y: 300 }
+    const to = { x: 1100, y: 640 }
+    const natures = new Set<Nature['name']>()
+    let paused = 0
+    for (const seed of SEEDS.concat([11, 12, 13, 14, 15, 16, 17, 18])) {
+      const rng = createRng(seed)
+      const nature = randomNature(rng)
+      natures.add(nature.name)
+      const pts = naturalMouseMove(rng, nature, from, to, () => 0)
+      expect(pts[pts.length - 1]).toMatchObject(to)
+      for (const p of pts) expect(Number.isInteger(p.x) && Number.isInteger(p.y)).toBe(true)
+      const gaps = pts.slice(1).map((p, i) => p.t - pts[i]!.t)
+      expect(Math.min(...gaps)).toBeGreaterThan(0)
+      // the library sleeps to start + stepTime × i: steps of one whole-ms length (a skipped step, a move to
+      // the same pixel, is a multiple of it); movements apart by the reaction time (≥ 20 ms) or, after an
+      // off-target landing, the 2 ms adjustment
+      const step = quantile(
+        [...gaps].sort((a, b) => a - b),
+        0.5
+      )
+      expect(Number.isInteger(step)).toBe(true)
+      if (nature.overshoots > 0) {
+        // it aims beside the target first (up to `overshoots` times, each within overshootsRemaining × distance / 40
+        // per axis of it), then moves onto it; each later movement takes time / 1.8 (at least 40 ms)
+        const mv = movements(createRng(seed), nature, from, to)
+        expect(mv.length).toBeGreaterThan(1)
+        expect(mv.length).toBeLessThanOrEqual(nature.overshoots + 1)
+        expect(mv[mv.length - 1]!.dest).toEqual(to)
+        const reach = (nature.overshoots * Math.hypot(to.x - from.x, to.y - from.y)) / (2 * nature.overshootRandomDivider)
+        for (const m of mv.slice(0, -1)) expect(Math.max(Math.abs(m.dest.x - to.x), Math.abs(m.dest.y - to.y))).toBeLessThanOrEqual(reach)
+        for (let i = 1; i < mv.length - 1; i++)
+          expect(mv[i]!.time).toBe(Math.max(Math.floor(mv[i - 1]!.time / nature.overshootSpeedupDivider), nature.minOvershootMovementMs))
+        // and pauses for a reaction between movements
+        expect(gaps.some((g) => g >= nature.reactionBaseMs)).toBe(true)
+        paused++
+      } else expect(gaps.every((g) => g === step || g % step === 0)).toBe(true)
+    }
+    expect(natures.size).toBeGreaterThanOrEqual(3)
+    expect(paused).toBeGreaterThan(0)
   })
 })
