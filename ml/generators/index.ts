@@ -99,7 +99,6 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     modality: 'pointer',
     source: "project (NaturalMouseMotion 2.0.3's MouseMotion and FactoryTemplates, through java.awt.Robot)",
     make: naturalMouseVisit,
-    untrained: true,
   },
   {
     name: 'touch_bezier_swipe',
