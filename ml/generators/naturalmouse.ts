@@ -111,85 +111,70 @@ export type Nature = {
   msPerPx?: number
 }
 
-export function randomNature(rng: Rng): Nature {
-  const base: Nature = {
-    name: 'default',
-    flows: [],
-    baseTimeMs: 500,
-    slopeDivider: 10,
-    noisinessDivider: 2,
-    overshoots: 3,
-    minDistanceForOvershoots: 10,
-    minOvershootMovementMs: 40,
-    overshootRandomDivider: 20,
-    overshootSpeedupDivider: 1.8,
-    timeToStepsDivider: 8,
-    minSteps: 10,
-    effectFadeSteps: 15,
-    reactionBaseMs: 20,
-    reactionVariationMs: 120,
-  }
-  const flows = (names: FlowName[]) => names.map((n) => flowBuckets(rng, n))
-  const r = rng.next()
-  // MouseMotionFactory.getDefault() and the README's three "precooked" templates; DemoRobot rarely
-  if (r < 0.4)
-    return {
-      ...base,
-      flows: flows([
-        'constant',
-        'variating',
-        'interrupted',
-        'interrupted2',
-        'slowStartup',
-        'slowStartup2',
-        'adjusting',
-        'jagged',
-        'stopping',
-      ]),
-    }
-  if (r < 0.65)
-    return {
-      ...base,
-      name: 'average_user',
-      flows: flows(['variating', 'interrupted', 'interrupted2', 'slowStartup', 'slowStartup2', 'adjusting', 'jagged', 'stopping']),
-      baseTimeMs: 400,
-      overshoots: 4,
-      reactionVariationMs: 110,
-    }
-  if (r < 0.82)
-    return {
-      ...base,
-      name: 'fast_gamer',
-      flows: flows(['variating', 'slowStartup', 'slowStartup2', 'adjusting', 'jagged']),
-      baseTimeMs: 250,
-      overshoots: 4,
-      reactionVariationMs: 100,
-    }
-  if (r < 0.96)
-    return {
-      ...base,
+/** DefaultMouseMotionNature's settings, as MouseMotionFactory.getDefault() uses them */
+const DEFAULT_NATURE: Omit<Nature, 'flows'> = {
+  name: 'default',
+  baseTimeMs: 500,
+  slopeDivider: 10,
+  noisinessDivider: 2,
+  overshoots: 3,
+  minDistanceForOvershoots: 10,
+  minOvershootMovementMs: 40,
+  overshootRandomDivider: 20,
+  overshootSpeedupDivider: 1.8,
+  timeToStepsDivider: 8,
+  minSteps: 10,
+  effectFadeSteps: 15,
+  reactionBaseMs: 20,
+  reactionVariationMs: 120,
+}
+
+/**
+ * getDefault() and the README's "precooked" FactoryTemplates, each with the share of scripts that use it
+ * (`upTo`: cumulative) and what it changes: its flows and the settings it sets. DemoRobot rarely
+ */
+const TEMPLATES: { upTo: number; flows: FlowName[]; set: Partial<Nature> & Pick<Nature, 'name'> }[] = [
+  {
+    upTo: 0.4,
+    flows: ['constant', 'variating', 'interrupted', 'interrupted2', 'slowStartup', 'slowStartup2', 'adjusting', 'jagged', 'stopping'],
+    set: { name: 'default' },
+  },
+  {
+    upTo: 0.65,
+    flows: ['variating', 'interrupted', 'interrupted2', 'slowStartup', 'slowStartup2', 'adjusting', 'jagged', 'stopping'],
+    set: { name: 'average_user', baseTimeMs: 400, overshoots: 4, reactionVariationMs: 110 },
+  },
+  {
+    upTo: 0.82,
+    flows: ['variating', 'slowStartup', 'slowStartup2', 'adjusting', 'jagged'],
+    set: { name: 'fast_gamer', baseTimeMs: 250, overshoots: 4, reactionVariationMs: 100 },
+  },
+  {
+    upTo: 0.96,
+    flows: ['jagged', 'random', 'interrupted', 'interrupted2', 'adjusting', 'stopping'],
+    set: {
       name: 'granny',
-      flows: flows(['jagged', 'random', 'interrupted', 'interrupted2', 'adjusting', 'stopping']),
       baseTimeMs: 1000,
       slopeDivider: 9,
       noisinessDivider: 1.6,
-      overshoots: 3,
       minDistanceForOvershoots: 3,
       minOvershootMovementMs: 400,
       overshootRandomDivider: 10,
       overshootSpeedupDivider: 3.6,
       timeToStepsDivider: 6,
       reactionBaseMs: 100,
-    }
-  return {
-    ...base,
-    name: 'demo_robot',
-    flows: flows(['constant']),
-    slopeDivider: 0,
-    noisinessDivider: 0,
-    overshoots: 0,
-    msPerPx: rng.uniform(1, 5),
-  }
+    },
+  },
+  { upTo: 1, flows: ['constant'], set: { name: 'demo_robot', slopeDivider: 0, noisinessDivider: 0, overshoots: 0 } },
+]
+
+export function randomNature(rng: Rng): Nature {
+  const r = rng.next()
+  const t = TEMPLATES.find((x) => r < x.upTo) ?? TEMPLATES[TEMPLATES.length - 1]
+  const nature: Nature = { ...DEFAULT_NATURE, flows: t.flows.map((n) => flowBuckets(rng, n)), ...t.set }
+  // DemoRobot: a constant time per pixel (createDemoRobotMotionFactory's motionTimeMsPer100Pixels)
+  if (t.set.name === 'demo_robot') nature.msPerPx = rng.uniform(1, 5)
+  return nature
 }
 
 export type Movement = { dest: Point; distance: number; dx: number; dy: number; time: number; flow: number[] }
