@@ -10,7 +10,7 @@ import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
 import { naturalMouseVisit } from './naturalmouse'
-import { pyautoguiTween } from './pyautogui'
+import { pyautoguiDrawing, pyautoguiTween } from './pyautogui'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
 import { puppeteerHumanizeTyping, typingFixedDelay, typingReplayedRhythm, typingUniformDelay, typingZeroHold } from './typing-bots'
@@ -91,6 +91,14 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     modality: 'pointer',
     source: "project (pyautogui 0.9's moveTo with its default sleeps)",
     make: pyautoguiTween,
+    untrained: true,
+  },
+  {
+    name: 'pyautogui_drawing',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (DELBOT's botDrawing.py drawing circles with pyautogui 0.9's moveTo)",
+    make: pyautoguiDrawing,
     untrained: true,
   },
   {

@@ -7,7 +7,7 @@
 // real, trusted moves about 50 ms apart: as sparse as a remote desktop's, but on a line.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Script, authorSleep, runVisit, scriptedScroll } from './visit'
+import { type Script, Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
 
 /** pyautogui's tweens (from PyTweening), the ones scripts pass most */
 export const PYAUTOGUI_TWEENS = {
@@ -57,3 +57,80 @@ function pyautoguiScript(rng: Rng): Script {
 }
 
 export const pyautoguiTween = (rng: Rng): Signal[] => runVisit(rng, pyautoguiScript(rng))
+
+/** pytweening's Circ easings, which the drawing script below also picks */
+const easeOutCirc = (u: number) => Math.sqrt(1 - (u - 1) ** 2)
+const easeInOutCirc = (u: number) => (u < 0.5 ? -0.5 * (Math.sqrt(1 - 4 * u * u) - 1) : 0.5 * (Math.sqrt(1 - (2 * u - 2) ** 2) + 1))
+
+/**
+ * A drawing challenge (draw a circle with the button held) solved with pyautogui, as DELBOT's published bot
+ * script does it (python/botDrawing.py, move_type 1): the cursor jumps to the first vertex of a 15–250-gon
+ * around the canvas centre (radius 100–330 px, each vertex's radius × 0.99–1.01 of the one before, the
+ * ellipse stretched 0.8–1.2 per axis and skewed up to 0.4 rad, either way round), the button goes down,
+ * then one `moveTo(vertex, duration, tween)` per vertex with duration uniform(d / 5, 2d), d one of 0.001–
+ * 0.15 s: under MINIMUM_DURATION (0.1 s) the cursor jumps to the vertex, otherwise the tween's steps
+ * `MINIMUM_SLEEP` apart; `PAUSE` (0.1 s) after every call; linear, easeOut(Quad|Circ) or easeInOut(Quad|Circ).
+ * One to four circles per visit, the export button pressed by Selenium between them (no pointer event).
+ */
+export function pyautoguiDrawing(rng: Rng): Signal[] {
+  const visit = new Visit(rng, randomVisitOptions(rng))
+  const late = () => rng.uniform(0.05, 1.5)
+  const circles = rng.int(1, 4)
+  for (let c = 0; c < circles && !visit.full; c++) {
+    const { w, h } = visit.viewport
+    let radius = Math.min(rng.pick([100, 200, 250, 300, 330]), h / 2 - 20, w / 2 - 20)
+    const steps = rng.pick([15, 30, 50, 80, 100, 150, 250])
+    const d = rng.pick([0.15, 0.1, 0.05, 0.01, 0.005, 0.001])
+    const ease = rng.int(0, 2)
+    const direction = rng.chance(0.5) ? 1 : -1
+    const offset = rng.uniform(0, 2 * Math.PI)
+    const skew = rng.uniform(0, 0.4)
+    const sx = rng.uniform(0.8, 1.2)
+    const sy = rng.uniform(0.8, 1.2)
+    const centre = { x: w / 2, y: h / 2.2 }
+    const vertices = Array.from({ length: steps }, (_, i) => {
+      radius *= rng.uniform(0.99, 1.01)
+      const a = (i * 2 * Math.PI) / steps
+      return {
+        x: Math.round(centre.x + sx * radius * Math.cos(a + offset)),
+        y: Math.round(centre.y + sy * radius * Math.sin(a + offset + skew) * direction),
+      }
+    })
+    visit.playPath([vertices[0]], () => 0)
+    visit.sleep(PAUSE_MS + late())
+    vertices.shift()
+    visit.press()
+    visit.sleep(PAUSE_MS + late())
+    for (const v of vertices) {
+      const tween =
+        ease === 0
+          ? PYAUTOGUI_TWEENS.linear
+          : ease === 1
+            ? rng.pick([PYAUTOGUI_TWEENS.easeOutQuad, easeOutCirc])
+            : rng.pick([PYAUTOGUI_TWEENS.easeInOutQuad, easeInOutCirc])
+      const duration = rng.uniform(d / 5, 2 * d)
+      const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
+      // a move to the pixel the cursor is on sends the page nothing
+      if (v.x === from.x && v.y === from.y)
+        visit.sleep(duration < 0.1 ? 0 : Math.floor(duration / (MINIMUM_SLEEP_MS / 1000)) * MINIMUM_SLEEP_MS)
+      else if (duration < 0.1) visit.playPath([v], () => late())
+      else {
+        const n = Math.floor(duration / (MINIMUM_SLEEP_MS / 1000))
+        // each step sleeps MINIMUM_SLEEP; a step that lands on the pixel before sends nothing
+        let last = from
+        for (let k = 1; k <= n; k++) {
+          const u = tween(k / n)
+          const p = { x: Math.round(from.x + (v.x - from.x) * u), y: Math.round(from.y + (v.y - from.y) * u) }
+          if (p.x === last.x && p.y === last.y) visit.sleep(MINIMUM_SLEEP_MS + late())
+          else visit.playPath([p], () => MINIMUM_SLEEP_MS + late())
+          last = p
+        }
+      }
+      visit.sleep(PAUSE_MS + late())
+    }
+    // down and up on the canvas: the browser fires its click
+    visit.release(true)
+    visit.sleep(rng.uniform(200, 2000))
+  }
+  return visit.finish()
+}

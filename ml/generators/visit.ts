@@ -161,9 +161,13 @@ export class Visit {
     this.emit({ t: this.t, k: 'md', x: this.pos.x, y: this.pos.y })
   }
 
-  /** the button released after a drag; no click, as the press and the release were on different elements */
-  release(): void {
+  /**
+   * the button released after a drag; with `click` the browser's click follows, as when the press and the
+   * release were on one element (a canvas drawn on), else none (dropped on another element)
+   */
+  release(click = false): void {
     this.emit({ t: this.t, k: 'mu', x: this.pos.x, y: this.pos.y })
+    if (click) this.emit({ t: this.t, k: 'c', x: this.pos.x, y: this.pos.y })
   }
 
   wheel(dy: number): void {
