@@ -193,6 +193,8 @@ const REVERSAL_PAIRS_MIN = 20
 const REVERSAL_SHARE = 0.1
 const BACKSTEPS_MIN = 3
 const BACKSTEP_SHARE = 0.02
+/** a run of even steps (session-features.ts, pointerEvenRun) from which a sparse pointer is a metronome and the floor no longer holds */
+const SPARSE_EVEN_RUN = 12
 /** tested strokes, and the share of them on a line, from which a sparse pointer is a tween along lines and the floor no longer holds */
 const SPARSE_LINES_MIN = 5
 const SPARSE_ON_LINE_SHARE = 0.9
@@ -239,6 +241,13 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     const steadySteps = f.pointerStepGapCv < SPARSE_STEADY_STEPS
     const { tested, onLine } = f.pointerLines
     const alongLines = tested >= SPARSE_LINES_MIN && onLine >= SPARSE_ON_LINE_SHARE * tested
+    // Nor does a tick hold a hand to one speed: twelve steps in a row, each as long as the one before and
+    // as far after it (±5 % or ±1.5 px, ±5 % of the gap), are a loop that moves the cursor a fixed
+    // distance per fixed sleep (pyautogui drawing a polygon with its 0.1 s pause, pynput with a constant
+    // sleep). Real people sampled that sparsely: at most 6 in a row (12,551 sparse Balabit windows, every
+    // real person re-captured through a remote desktop or on a 100 ms clock; DELBOT's people in a virtual
+    // machine 5).
+    const metronome = f.pointerEvenRun >= SPARSE_EVEN_RUN
     // A touch pointer is floored the same way: the trees have met people on a phone only drawing
     // circles (DELBOT) and swipes only from bots, so they call any session of flicks and taps a bot
     // (generated flicks of every velocity profile at 60 and 120 Hz: all of them). On a touch screen the
@@ -254,7 +263,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // integrity checks, bursts and the other modalities still judge it.
     const c = f.pointerCompass
     const mouseKeys = !f.pointerTouch && c.runs >= MOUSE_KEYS_RUNS && c.directions >= MOUSE_KEYS_DIRECTIONS && c.share >= MOUSE_KEYS_SHARE
-    if (((sparse && !mechanical && !alongLines && !steadySteps) || touchFloor || mouseKeys) && p.z < SUSPICIOUS_AT_WORST)
+    if (((sparse && !mechanical && !alongLines && !steadySteps && !metronome) || touchFloor || mouseKeys) && p.z < SUSPICIOUS_AT_WORST)
       p.z = SUSPICIOUS_AT_WORST
     if (mouseKeys && p.z < VERIFIED_Z) p.codes = ['pointer_mouse_keys', ...p.codes]
     out.push(p)

@@ -147,6 +147,12 @@ export type SessionFeatures = {
   pointerReversals: { pairs: number; reversals: number; triples: number; backsteps: number }
   /** the longest run of consecutive slow steps (SLOW_STEP_MS apart or more, SLOW_STEP_PX or more) inside a mouse stroke */
   pointerSlowRun: number
+  /**
+   * the longest run of a mouse stroke's steps (of EVEN_STEP_PX or more) that each repeat the one before in
+   * length (within EVEN_LENGTH_SHARE or EVEN_LENGTH_PX) and in gap (within EVEN_GAP_SHARE): a loop that moves
+   * the cursor a fixed distance per fixed sleep. A hand's step changes with its speed from sample to sample
+   */
+  pointerEvenRun: number
   keyboard: TypingStats | null
   scroll: ScrollStats | null
   /** touch radius/force readings and their variance; null with fewer than 3 */
@@ -487,12 +493,21 @@ type MouseSteps = {
   moved: number
   /** the longest run of slow steps (pointerSlowRun) */
   slowRun: number
+  /** the longest run of even steps (pointerEvenRun) */
+  evenRun: number
   /** lengths and gaps of the steps that moved, up to STEP_SAMPLES_MAX (pointerStepGapCv) */
   lengths: number[]
   gaps: number[]
   reversals: SessionFeatures['pointerReversals']
 }
 const STEP_SAMPLES_MAX = 4000
+/** an even step moves at least this, px; shorter ones are skipped (whole-pixel rounding makes them unequal) */
+const EVEN_STEP_PX = 2
+/** an even step's length is within this share of the previous one's, or within EVEN_LENGTH_PX (a pixel of rounding each end) */
+const EVEN_LENGTH_SHARE = 0.05
+const EVEN_LENGTH_PX = 1.5
+/** an even step's gap is within this share of the previous one's */
+const EVEN_GAP_SHARE = 0.05
 
 /**
  * One walk over a mouse stroke's steps (step i runs from sample i − 1 to sample i), adding to `acc`:
@@ -503,6 +518,8 @@ const STEP_SAMPLES_MAX = 4000
  *   and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a
  *   few frames a second.
  * - the distance moved, and the length and gap of every step that moved;
+ * - even steps: the longest run of steps of EVEN_STEP_PX or more that each repeat the previous such step's
+ *   length and gap (pointerEvenRun);
  * - reversals at speed: pairs of fast steps (≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS) turning by more than
  *   90°, and one-frame backsteps (the middle of three fast steps against both neighbours, which agree).
  */
@@ -514,12 +531,24 @@ function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
   const dy = new Float64Array(n)
   const fast = new Uint8Array(n)
   let run = 0
+  let even = 0
+  let evenLength = Number.NaN
+  let evenGap = Number.NaN
   for (let i = 1; i < n; i++) {
     dx[i] = x[i] - x[i - 1]
     dy[i] = y[i] - y[i - 1]
     const gap = t[i] - t[i - 1]
     const length = Math.hypot(dx[i], dy[i])
     acc.moved += length
+    if (length >= EVEN_STEP_PX) {
+      const same =
+        Math.abs(length - evenLength) <= Math.max(EVEN_LENGTH_PX, EVEN_LENGTH_SHARE * Math.max(length, evenLength)) &&
+        Math.abs(gap - evenGap) <= EVEN_GAP_SHARE * Math.max(gap, evenGap)
+      even = same ? even + 1 : 0
+      if (even > acc.evenRun) acc.evenRun = even
+      evenLength = length
+      evenGap = gap
+    }
     if (length > 0 && acc.lengths.length < STEP_SAMPLES_MAX) {
       acc.lengths.push(length)
       acc.gaps.push(gap)
@@ -640,6 +669,7 @@ function pointerFeatures(
   lines: SessionFeatures['pointerLines']
   compass: SessionFeatures['pointerCompass']
   slowRun: number
+  evenRun: number
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
 } {
@@ -651,7 +681,14 @@ function pointerFeatures(
   const starts: number[] = []
   const ends: number[] = []
   const gaps: number[] = []
-  const mouse: MouseSteps = { moved: 0, slowRun: 0, lengths: [], gaps: [], reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 } }
+  const mouse: MouseSteps = {
+    moved: 0,
+    slowRun: 0,
+    evenRun: 0,
+    lengths: [],
+    gaps: [],
+    reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 },
+  }
   for (const st of strokes) {
     walkMouseSteps(st, mouse)
     compassRuns(st, runs)
@@ -673,12 +710,25 @@ function pointerFeatures(
   const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
   const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
   const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN
-  const { slowRun: slow, reversals } = mouse
+  const { slowRun: slow, evenRun, reversals } = mouse
   let directions = 0
   for (let b = runs.directions; b; b &= b - 1) directions++
   const compass = { runs: runs.runs, directions, share: mouse.moved > 0 ? runs.aligned / mouse.moved : 0 }
   if (stats.length < MIN_STROKES)
-    return { features: null, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, stepGapCv, reversals }
+    return {
+      features: null,
+      strokes: stats.length,
+      touch,
+      moves,
+      presses,
+      sampleMs,
+      lines,
+      compass,
+      slowRun: slow,
+      evenRun,
+      stepGapCv,
+      reversals,
+    }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -740,7 +790,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, stepGapCv, reversals }
+  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, evenRun, stepGapCv, reversals }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -969,6 +1019,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     pointerLines: ptr.lines,
     pointerCompass: ptr.compass,
     pointerSlowRun: ptr.slowRun,
+    pointerEvenRun: ptr.evenRun,
     pointerStepGapCv: ptr.stepGapCv,
     pointerReversals: ptr.reversals,
     keyboard,
