@@ -311,7 +311,6 @@ function naturalMouseScript(rng: Rng): Script & { drag: number } {
     hold: rng.chance(0.5) ? () => rng.uniform(0.05, 2) : () => rng.uniform(50, 150),
     hesitate: () => rng.uniform(0, 80),
     sleep,
-    hover: 0.15,
     // slider CAPTCHAs and drawing tasks: the button held through one or more moves
     drag: rng.chance(0.5) ? rng.uniform(0.05, 0.3) : 0,
   }

@@ -7,7 +7,7 @@
 // real, trusted moves about 50 ms apart: as sparse as a remote desktop's, but on a line.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Script, Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
+import { type Point, type Script, Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
 
 /** pyautogui's tweens (from PyTweening), the ones scripts pass most */
 export const PYAUTOGUI_TWEENS = {
@@ -21,6 +21,12 @@ export const PYAUTOGUI_TWEENS = {
 
 const MINIMUM_SLEEP_MS = 50
 const PAUSE_MS = 100
+
+/** the whole-pixel point `u` of the way from `from` to `to`, as `_mouseMoveDrag` rounds it */
+const along = (from: Point, to: Point, u: number): Point => ({
+  x: Math.round(from.x + (to.x - from.x) * u),
+  y: Math.round(from.y + (to.y - from.y) * u),
+})
 
 function pyautoguiScript(rng: Rng): Script {
   const names = Object.keys(PYAUTOGUI_TWEENS) as (keyof typeof PYAUTOGUI_TWEENS)[]
@@ -40,10 +46,7 @@ function pyautoguiScript(rng: Rng): Script {
       // position() reads the cursor in whole pixels
       const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
       const to = { x: Math.round(dest.x), y: Math.round(dest.y) }
-      const points = Array.from({ length: steps }, (_, n) => {
-        const u = tween(n / steps)
-        return { x: Math.round(from.x + (to.x - from.x) * u), y: Math.round(from.y + (to.y - from.y) * u) }
-      })
+      const points = Array.from({ length: steps }, (_, n) => along(from, to, tween(n / steps)))
       points.push(to)
       visit.playPath(points, sleep)
     },
@@ -110,17 +113,16 @@ export function pyautoguiDrawing(rng: Rng): Signal[] {
             : rng.pick([PYAUTOGUI_TWEENS.easeInOutQuad, easeInOutCirc])
       const duration = rng.uniform(d / 5, 2 * d)
       const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
+      // under MINIMUM_DURATION (0.1 s) no tween: one jump
+      const steps = duration < 0.1 ? 0 : Math.floor(duration / (MINIMUM_SLEEP_MS / 1000))
       // a move to the pixel the cursor is on sends the page nothing
-      if (v.x === from.x && v.y === from.y)
-        visit.sleep(duration < 0.1 ? 0 : Math.floor(duration / (MINIMUM_SLEEP_MS / 1000)) * MINIMUM_SLEEP_MS)
-      else if (duration < 0.1) visit.playPath([v], () => late())
+      if (v.x === from.x && v.y === from.y) visit.sleep(steps * MINIMUM_SLEEP_MS)
+      else if (steps === 0) visit.playPath([v], () => late())
       else {
-        const n = Math.floor(duration / (MINIMUM_SLEEP_MS / 1000))
         // each step sleeps MINIMUM_SLEEP; a step that lands on the pixel before sends nothing
         let last = from
-        for (let k = 1; k <= n; k++) {
-          const u = tween(k / n)
-          const p = { x: Math.round(from.x + (v.x - from.x) * u), y: Math.round(from.y + (v.y - from.y) * u) }
+        for (let k = 1; k <= steps; k++) {
+          const p = along(from, v, tween(k / steps))
           if (p.x === last.x && p.y === last.y) visit.sleep(MINIMUM_SLEEP_MS + late())
           else visit.playPath([p], () => MINIMUM_SLEEP_MS + late())
           last = p
