@@ -10,7 +10,7 @@
 // `FactoryTemplates`, with the library's constants; nothing of it is installed (Java).
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Point, type Script, type Visit, authorSleep, randomVisitOptions, runVisit } from './visit'
+import { type Point, type Script, Visit, authorSleep, randomVisitOptions, runVisit } from './visit'
 
 // FlowTemplates: speed profiles the author recorded by hand, 100 buckets each (adjusting: 50)
 const FLOWS = {
@@ -168,9 +168,10 @@ const TEMPLATES: { upTo: number; flows: FlowName[]; set: Partial<Nature> & Pick<
   { upTo: 1, flows: ['constant'], set: { name: 'demo_robot', slopeDivider: 0, noisinessDivider: 0, overshoots: 0 } },
 ]
 
-export function randomNature(rng: Rng): Nature {
-  const r = rng.next()
-  const t = TEMPLATES.find((x) => r < x.upTo) ?? TEMPLATES[TEMPLATES.length - 1]
+/** a factory: one of the templates at their shares, or the one named */
+export function randomNature(rng: Rng, name?: Nature['name']): Nature {
+  const r = name ? undefined : rng.next()
+  const t = TEMPLATES.find((x) => (r === undefined ? x.set.name === name : r < x.upTo)) ?? TEMPLATES[TEMPLATES.length - 1]
   const nature: Nature = { ...DEFAULT_NATURE, flows: t.flows.map((n) => flowBuckets(rng, n)), ...t.set }
   // DemoRobot: a constant time per pixel (createDemoRobotMotionFactory's motionTimeMsPer100Pixels)
   if (t.set.name === 'demo_robot') nature.msPerPx = rng.uniform(1, 5)
@@ -293,11 +294,15 @@ export function naturalMouseMove(rng: Rng, n: Nature, from: Point, to: Point, sl
   return out
 }
 
+/** how late Thread.sleep wakes: a fraction of a ms, or up to a tick of Windows' default timer resolution */
+export function sleepSlack(rng: Rng): () => number {
+  const windows = rng.chance(0.3)
+  return () => (windows ? rng.uniform(0, 2) : rng.uniform(0.05, 0.6))
+}
+
 function naturalMouseScript(rng: Rng): Script & { drag: number } {
   const nature = randomNature(rng)
-  // Thread.sleep wakes a fraction of a ms late; Windows' default timer resolution makes it up to a tick
-  const windows = rng.chance(0.3)
-  const slack = () => (windows ? rng.uniform(0, 2) : rng.uniform(0.05, 0.6))
+  const slack = sleepSlack(rng)
   const move = (visit: Visit, dest: Point) => {
     const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
     const to = { x: Math.round(dest.x), y: Math.round(dest.y) }
@@ -366,3 +371,69 @@ export function naturalMouseVisit(rng: Rng): Signal[] {
     opts
   )
 }
+
+/**
+ * A drawing challenge solved as DELBOT's bot script ran NaturalMouseMotion (python/botDrawing.py, move_type 5),
+ * the whole page a session: pyautogui jumps the cursor to the first point (then its 0.1 s PAUSE), the button
+ * goes down, a JVM starts and moves with one factory through 10–20 random points of the canvas and back to
+ * the first (the script's FastGamerMotion half the time, else any template), or round a 3-, 5- or 8-gon (the
+ * script's commented-out variant), and the button comes up on the canvas. One to four drawings, Selenium's
+ * export click between them (no pointer event). Unlike a drag inside a page visit, the session is nothing
+ * but these long strokes of pointing movements with the button held.
+ */
+export function naturalMouseDrawing(rng: Rng): Signal[] {
+  const visit = new Visit(rng, randomVisitOptions(rng))
+  const nature = rng.chance(0.5) ? randomNature(rng, 'fast_gamer') : randomNature(rng)
+  const slack = sleepSlack(rng)
+  const { w, h } = visit.viewport
+  const drawings = rng.int(1, 4)
+  for (let d = 0; d < drawings && !visit.full; d++) {
+    let points: Point[]
+    if (rng.chance(0.7)) {
+      // the script's canvas region (885–3036 × 504–1423 device px over 2.5) as shares of the viewport
+      points = Array.from({ length: rng.int(10, 20) }, () => ({
+        x: Math.round(rng.uniform(0.23, 0.79) * w),
+        y: Math.round(rng.uniform(0.23, 0.66) * h),
+      }))
+    } else {
+      const r = rng.uniform(60, Math.min(250, h / 2 - 30))
+      const c = { x: w / 2, y: h / 2.2 }
+      const k = rng.pick([3, 5, 8])
+      const phase = rng.uniform(0, 2 * Math.PI)
+      points = Array.from({ length: k }, (_, i) => ({
+        x: Math.round(c.x + r * Math.cos(phase + (2 * Math.PI * i) / k)),
+        y: Math.round(c.y + r * Math.sin(phase + (2 * Math.PI * i) / k)),
+      }))
+    }
+    drawThrough(rng, visit, nature, slack, points, true)
+    visit.sleep(rng.uniform(200, 2000))
+  }
+  return visit.finish()
+}
+
+/**
+ * One drawing of DELBOT's script: pyautogui jumps the cursor to the first point (then its 0.1 s PAUSE), the
+ * button goes down, a JVM starts and moves through the other points and back to the first, the button
+ * comes up (`click`: on the element it went down on, so the browser fires a click)
+ */
+export function drawThrough(rng: Rng, visit: Visit, nature: Nature, slack: () => number, points: readonly Point[], click: boolean): void {
+  visit.playPath([points[0]], () => 0)
+  visit.sleep(100 + rng.uniform(0.05, 1.5))
+  visit.press()
+  // subprocess.run starts the JVM, which loads the jar before its first move
+  visit.sleep(rng.uniform(300, 900))
+  for (const p of [...points.slice(1), points[0]]) {
+    if (visit.full) break
+    const from = { x: Math.round(visit.pos.x), y: Math.round(visit.pos.y) }
+    visit.playTimed(naturalMouseMove(rng, nature, from, p, slack))
+  }
+  // the JVM exits, then pyHM's mouse.up
+  visit.sleep(rng.uniform(30, 200))
+  visit.release(click)
+}
+
+/** the share of the family's sessions that are DELBOT's drawing task (naturalMouseDrawing) */
+const DRAWING_SHARE = 0.3
+
+/** the `natural_mouse_motion` family: page visits, and a share of drawing-task pages */
+export const naturalMouseSession = (rng: Rng): Signal[] => (rng.chance(DRAWING_SHARE) ? naturalMouseDrawing(rng) : naturalMouseVisit(rng))

@@ -25,7 +25,7 @@ import {
 import { withSeededGlobals, quantile } from '../../ml/generators/random'
 import { windMouseNpm } from '../../ml/generators/windmouse'
 import { humanCursorCurve } from '../../ml/generators/humancursor'
-import { type Nature, movements, naturalMouseMove, randomNature } from '../../ml/generators/naturalmouse'
+import { type Nature, movements, naturalMouseDrawing, naturalMouseMove, randomNature } from '../../ml/generators/naturalmouse'
 import { humanSession } from '../../ml/synth/human'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
 
@@ -513,5 +513,35 @@ describe('OS-level pointer scripts do what their libraries do', () => {
     }
     expect(natures.size).toBeGreaterThanOrEqual(3)
     expect(paused).toBeGreaterThan(0)
+  })
+  it('natural_mouse_motion, a named template: that template’s settings and flows', () => {
+    const gamer = randomNature(createRng(5), 'fast_gamer')
+    expect(gamer).toMatchObject({ name: 'fast_gamer', baseTimeMs: 250, overshoots: 4, reactionVariationMs: 100 })
+    expect(gamer.flows).toHaveLength(5)
+    expect(randomNature(createRng(5), 'granny')).toMatchObject({ name: 'granny', baseTimeMs: 1000 })
+  })
+  it("natural_mouse_motion's drawing pages (DELBOT's script): 1–4 drawings, each pressed, moved through its points with the button held, released on the canvas", () => {
+    for (const seed of SEEDS) {
+      const s = naturalMouseDrawing(createRng(seed))
+      const downs = s.filter((e) => e.k === 'md')
+      const ups = s.filter((e) => e.k === 'mu')
+      expect(downs.length).toBeGreaterThanOrEqual(1)
+      expect(downs.length).toBeLessThanOrEqual(4)
+      expect(ups.length).toBe(downs.length)
+      // the page sees only the drawings: one jump to the start before each press, every other move with the button held
+      let held = false
+      let free = 0
+      for (const e of s) {
+        if (e.k === 'md') held = true
+        if (e.k === 'mu') held = false
+        if (e.k === 'mm' && !held) free++
+        if (e.k === 'mm') expect(Number.isInteger(e.x) && Number.isInteger(e.y)).toBe(true)
+      }
+      expect(free).toBeLessThanOrEqual(downs.length)
+      // the drawing returns to where it started: the release is on the pressed point
+      for (let i = 0; i < downs.length; i++) expect([ups[i]!.x, ups[i]!.y]).toEqual([downs[i]!.x, downs[i]!.y])
+      expect(s.filter((e) => e.k === 'c')).toHaveLength(downs.length)
+      expect(s.filter((e) => e.k === 'mm').length).toBeGreaterThan(20 * downs.length)
+    }
   })
 })

@@ -1,0 +1,62 @@
+// NaturalMouseMotion as DELBOT's bot script drove it and DELBOT's recorder kept it (docs/scoring.md, m4-2026.11.16):
+// python/botDrawing.py, move_type 5, draws through 10–20 random points of the canvas and back to the first with
+// FastGamerMotion, the button held; the recorder keeps a drawing from its mousedown to its mouseup ("one circle"
+// in the eval's DELBOT rows) and a page as the drawings one after another, up to 60 s. Those recordings are not
+// in ml/data; this scores the same shape of session with a model file:
+//   npx bun run ml/experiments/delbot-nmm.ts                       (the committed model)
+//   git show <commit>:src/scoring/model/<version>.json > /tmp/old.json
+//   MODEL=/tmp/old.json npx bun run ml/experiments/delbot-nmm.ts
+import { readFileSync } from 'node:fs'
+import { windowFeatures } from '../../src/scoring/features'
+import type { M4Model } from '../../src/scoring/inference'
+import { MODEL, scoreSessionWith } from '../../src/scoring/service'
+import type { Signal } from '../../src/scoring/signals'
+import { drawThrough, randomNature, sleepSlack } from '../generators/naturalmouse'
+import { randomVisitOptions, Visit } from '../generators/visit'
+import { createRng, deriveSeed, type Rng } from '../synth/prng'
+
+const model: M4Model = process.env.MODEL ? JSON.parse(readFileSync(process.env.MODEL, 'utf8')) : MODEL
+
+/** the script's canvas region: 885–3036 × 504–1423 device px over the screen's scale of 2.5 */
+const canvasPoint = (rng: Rng) => ({ x: Math.round(rng.uniform(354, 1214)), y: Math.round(rng.uniform(201, 569)) })
+
+/** one recording as DELBOT's recorder keeps it: from the first mousedown, only moves with the button held */
+function recording(i: number, page: boolean): Signal[] {
+  const rng = createRng(deriveSeed(20261116, page ? 'delbot-nmm-page' : 'delbot-nmm-trajectory', i))
+  const nature = randomNature(rng, 'fast_gamer')
+  const slack = sleepSlack(rng)
+  const visit = new Visit(rng, { ...randomVisitOptions(rng), viewport: { w: 1536, h: 750 } })
+  do {
+    drawThrough(
+      rng,
+      visit,
+      nature,
+      slack,
+      Array.from({ length: rng.int(10, 20) }, () => canvasPoint(rng)),
+      false
+    )
+    // Selenium's export click between drawings: no pointer event
+    visit.sleep(rng.uniform(300, 1500))
+  } while (page && visit.t < 55_000)
+  const held: Signal[] = []
+  let down = false
+  for (const e of visit.finish()) {
+    if (e.k === 'md') down = true
+    if (down && (e.k === 'md' || e.k === 'mm' || e.k === 'mu')) held.push(e)
+    if (e.k === 'mu') down = false
+  }
+  // the recorder has no coalesced count, and its clock starts at the first press
+  const t0 = held[0].t
+  return held.filter((e) => e.t - t0 <= 60_000).map(({ n: _n, ...e }) => ({ ...e, t: e.t - t0 }))
+}
+
+for (const page of [false, true]) {
+  const count = page ? 60 : 200
+  const verdicts: Record<string, number> = {}
+  for (let i = 0; i < count; i++) {
+    const signals = recording(i, page)
+    const r = scoreSessionWith(model, { signals, clientFeatures: windowFeatures(signals) })
+    verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1
+  }
+  console.log(`${model.model_version} ${page ? 'pages' : 'single drawings'}: ${JSON.stringify(verdicts)} of ${count}`)
+}
