@@ -9,7 +9,7 @@ import { mouseKeysVisit } from './assistive'
 import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
-import { naturalMouseVisit } from './naturalmouse'
+import { naturalMouseDrawing, naturalMouseSession, naturalMouseVisit } from './naturalmouse'
 import { pyautoguiDrawing, pyautoguiTween } from './pyautogui'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
@@ -26,6 +26,8 @@ export type GeneratedFamily = {
   crossSessionOnly?: true
   /** never trained on: the eval scores it as a bot tool the trees have not seen, the way the service meets a new one */
   untrained?: true
+  /** the ways of using the tool that `make` mixes, each scored apart in the eval as well */
+  parts?: readonly { name: string; make(rng: Rng): Signal[] }[]
 }
 
 /** a few human rhythms that the replay bots copy; fixed seeds, so the same recordings in every run (made on first use) */
@@ -106,7 +108,11 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     kind: 'bot',
     modality: 'pointer',
     source: "project (NaturalMouseMotion 2.0.3's MouseMotion and FactoryTemplates, through java.awt.Robot)",
-    make: naturalMouseVisit,
+    make: naturalMouseSession,
+    parts: [
+      { name: 'page visits', make: naturalMouseVisit },
+      { name: "drawing pages (DELBOT's script)", make: naturalMouseDrawing },
+    ],
   },
   {
     name: 'touch_bezier_swipe',

@@ -195,7 +195,7 @@ progress('scoring bot families, each with the model trained without it')
 line('### Bot families, each held out of training')
 line()
 line(
-  'Each family is scored by a model trained without it (synthetic, generator-library and stitched families: fresh sessions of the eval seed; DELBOT: the real recordings). Caught = verdict `bot`. Families marked *rules* never reach the trees: the keyboard, click and timing rules and the integrity checks judge them. Families marked *never trained on* are in the training of no model: bot tools the trees have never seen, as the service meets a new one. The humans these bots are compared with are the real ones above.'
+  'Each family is scored by a model trained without it (synthetic, generator-library and stitched families: fresh sessions of the eval seed; DELBOT: the real recordings). Caught = verdict `bot`. Families marked *rules* never reach the trees: the keyboard, click and timing rules and the integrity checks judge them. Families marked *never trained on* are in the training of no model: bot tools the trees have never seen, as the service meets a new one. A family that mixes ways of using its tool (`family: part`) is also scored one way at a time, by the same model (those rows are left out of the AUC below). The humans these bots are compared with are the real ones above.'
 )
 line()
 line(
@@ -204,8 +204,9 @@ line(
 line('|---|---|---:|---:|---:|---:|---:|---:|---:|---|')
 const humanHcs = [...humanResults.values()].map((r) => r.hcs)
 const botResultsAll: { family: string; origin: string; results: ScoreResult[] }[] = []
-const botRow = (family: string, origin: string, results: ScoreResult[]) => {
-  botResultsAll.push({ family, origin, results })
+/** `counted`: false for a part of a family already in the table (kept out of the AUC and the count below) */
+const botRow = (family: string, origin: string, results: ScoreResult[], counted = true) => {
+  if (counted) botResultsAll.push({ family, origin, results })
   // EVAL_DEBUG_FAMILY=<prefix>[,<prefix>…]: each session's verdict and reasons (to study a family, not for the docs)
   if (process.env.EVAL_DEBUG_FAMILY?.split(',').some((prefix) => family.startsWith(prefix)))
     for (const r of results) console.error(`${family}: ${r.verdict} hcs ${r.hcs} ${r.reasons.join(',')}`)
@@ -247,6 +248,16 @@ for (const src of sources) {
     src.source === 'synth' ? 'synthetic (ml/synth)' : 'generator (ml/generators)',
     sessions.map((s) => score(model, s))
   )
+  // a family that mixes ways a tool is used: each way apart too, by the same held-out model
+  for (const part of generated.find((g) => g.name === src.family)?.parts ?? [])
+    botRow(
+      `${src.family}: ${part.name}`,
+      'generator (ml/generators), one part of the row above',
+      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
+        score(model, part.make(createRng(deriveSeed(EVAL_SEED, `gen:${src.family}:${part.name}`, i))))
+      ),
+      false
+    )
 }
 // rule-judged families: the trees never trained on them
 for (const family of ['teleport', 'empty'] as const) {
@@ -330,7 +341,7 @@ progress('the shipped model on the library families it was trained on')
 line('### Library families the shipped model was trained on')
 line()
 line(
-  `The committed model (\`${MODEL_VERSION}\`, trained on every family) scoring fresh sessions of each generator family in its training (a seed no training row came from). Held out of training, the same families are the rows above. (After a change to the training recipe, \`npm run train\` first: this table reads the committed file.)`
+  `The committed model (\`${MODEL_VERSION}\`, trained on every family) scoring fresh sessions of each generator family in its training (a seed no training row came from). Held out of training, the same families are the rows above; \`family: part\` rows score one way of using the tool. (After a change to the training recipe, \`npm run train\` first: this table reads the committed file.)`
 )
 line()
 line('| family | sessions | caught (bot) | suspicious | passed (human_verified) | median hcs |')
@@ -340,6 +351,16 @@ for (const g of generated.filter((g) => g.kind === 'bot' && g.modality !== 'keyb
     Array.from({ length: BOTS_PER_FAMILY }, (_, i) => score(MODEL, g.make(createRng(deriveSeed(EVAL_SEED, `shipped:${g.name}`, i)))))
   )
   line(`| ${g.name} | ${t.n} | ${pct(t.bot, t.n)} | ${pct(t.suspicious, t.n)} | ${pct(t.verified, t.n)} | ${median(t.hcs).toFixed(1)} |`)
+  for (const part of g.parts ?? []) {
+    const p = tally(
+      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
+        score(MODEL, part.make(createRng(deriveSeed(EVAL_SEED, `shipped:${g.name}:${part.name}`, i))))
+      )
+    )
+    line(
+      `| ${g.name}: ${part.name} | ${p.n} | ${pct(p.bot, p.n)} | ${pct(p.suspicious, p.n)} | ${pct(p.verified, p.n)} | ${median(p.hcs).toFixed(1)} |`
+    )
+  }
 }
 line()
 

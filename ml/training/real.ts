@@ -14,7 +14,7 @@ import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
 
-export const M4_VERSION = 'm4-2026.11.15'
+export const M4_VERSION = 'm4-2026.11.16'
 export const M4_SEED = 20261113
 export const FOLDS = 5
 
@@ -128,6 +128,7 @@ type GeneratedFamily = {
   make: (rng: Rng) => Signal[]
   crossSessionOnly?: true
   untrained?: true
+  parts?: readonly { name: string; make: (rng: Rng) => Signal[] }[]
 }
 
 /** ml/generators (written alongside): families built on the public generator libraries, typing bots and real-figure typists */
