@@ -6,16 +6,13 @@
 //   npx bun run ml/experiments/delbot-nmm.ts                       (the committed model)
 //   git show <commit>:src/scoring/model/<version>.json > /tmp/old.json
 //   MODEL=/tmp/old.json npx bun run ml/experiments/delbot-nmm.ts
-import { readFileSync } from 'node:fs'
-import { windowFeatures } from '../../src/scoring/features'
-import type { M4Model } from '../../src/scoring/inference'
-import { MODEL, scoreSessionWith } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
 import { drawThrough, randomNature, sleepSlack } from '../generators/naturalmouse'
 import { randomVisitOptions, Visit } from '../generators/visit'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
+import { modelFromEnv, verdictCounts } from './model-file'
 
-const model: M4Model = process.env.MODEL ? JSON.parse(readFileSync(process.env.MODEL, 'utf8')) : MODEL
+const model = modelFromEnv()
 
 /** the script's canvas region: 885–3036 × 504–1423 device px over the screen's scale of 2.5 */
 const canvasPoint = (rng: Rng) => ({ x: Math.round(rng.uniform(354, 1214)), y: Math.round(rng.uniform(201, 569)) })
@@ -52,11 +49,9 @@ function recording(i: number, page: boolean): Signal[] {
 
 for (const page of [false, true]) {
   const count = page ? 60 : 200
-  const verdicts: Record<string, number> = {}
-  for (let i = 0; i < count; i++) {
-    const signals = recording(i, page)
-    const r = scoreSessionWith(model, { signals, clientFeatures: windowFeatures(signals) })
-    verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1
-  }
+  const verdicts = verdictCounts(
+    model,
+    Array.from({ length: count }, (_, i) => recording(i, page))
+  )
   console.log(`${model.model_version} ${page ? 'pages' : 'single drawings'}: ${JSON.stringify(verdicts)} of ${count}`)
 }

@@ -321,6 +321,14 @@ function naturalMouseScript(rng: Rng): Script & { drag: number } {
   }
 }
 
+/** vertex i of a k-gon of radius r round c, from angle `phase`, `turn` 1 or −1 for the way round */
+const polygonVertex =
+  (c: Point, r: number, k: number, phase: number, turn: number) =>
+  (i: number): Point => ({
+    x: c.x + r * Math.cos(phase + (turn * 2 * Math.PI * i) / k),
+    y: c.y + r * Math.sin(phase + (turn * 2 * Math.PI * i) / k),
+  })
+
 /**
  * a page visit of a Java (Selenium + Robot) script moving with NaturalMouseMotion. Some of its actions
  * are drags with the button held: through 0–5 random waypoints (a slider, drag and drop) or 10–20 (a
@@ -350,10 +358,7 @@ export function naturalMouseVisit(rng: Rng): Signal[] {
           const k = rng.chance(0.3) ? rng.pick([3, 5, 8]) : rng.int(8, 36)
           const phase = rng.uniform(0, 2 * Math.PI)
           const turn = rng.chance(0.5) ? 1 : -1
-          const on = (i: number) => ({
-            x: c.x + r * Math.cos(phase + (turn * 2 * Math.PI * i) / k),
-            y: c.y + r * Math.sin(phase + (turn * 2 * Math.PI * i) / k),
-          })
+          const on = polygonVertex(c, r, k, phase, turn)
           script.moveTo(visit, on(0), null)
           visit.sleep(script.hesitate())
           ways = Array.from({ length: k }, (_, i) => on(i + 1))
@@ -399,11 +404,11 @@ export function naturalMouseDrawing(rng: Rng): Signal[] {
       const r = rng.uniform(60, Math.min(250, h / 2 - 30))
       const c = { x: w / 2, y: h / 2.2 }
       const k = rng.pick([3, 5, 8])
-      const phase = rng.uniform(0, 2 * Math.PI)
-      points = Array.from({ length: k }, (_, i) => ({
-        x: Math.round(c.x + r * Math.cos(phase + (2 * Math.PI * i) / k)),
-        y: Math.round(c.y + r * Math.sin(phase + (2 * Math.PI * i) / k)),
-      }))
+      const on = polygonVertex(c, r, k, rng.uniform(0, 2 * Math.PI), 1)
+      points = Array.from({ length: k }, (_, i) => {
+        const v = on(i)
+        return { x: Math.round(v.x), y: Math.round(v.y) }
+      })
     }
     drawThrough(rng, visit, nature, slack, points, true)
     visit.sleep(rng.uniform(200, 2000))

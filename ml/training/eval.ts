@@ -347,19 +347,16 @@ line()
 line('| family | sessions | caught (bot) | suspicious | passed (human_verified) | median hcs |')
 line('|---|---:|---:|---:|---:|---:|')
 for (const g of generated.filter((g) => g.kind === 'bot' && g.modality !== 'keyboard' && !g.untrained && !g.crossSessionOnly)) {
-  const t = tally(
-    Array.from({ length: BOTS_PER_FAMILY }, (_, i) => score(MODEL, g.make(createRng(deriveSeed(EVAL_SEED, `shipped:${g.name}`, i)))))
-  )
-  line(`| ${g.name} | ${t.n} | ${pct(t.bot, t.n)} | ${pct(t.suspicious, t.n)} | ${pct(t.verified, t.n)} | ${median(t.hcs).toFixed(1)} |`)
-  for (const part of g.parts ?? []) {
-    const p = tally(
-      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
-        score(MODEL, part.make(createRng(deriveSeed(EVAL_SEED, `shipped:${g.name}:${part.name}`, i))))
-      )
+  // the family, then each of its parts: the seed key is the row's label without the space
+  const entries = [
+    { label: g.name, key: g.name, make: g.make },
+    ...(g.parts ?? []).map((p) => ({ label: `${g.name}: ${p.name}`, key: `${g.name}:${p.name}`, make: p.make })),
+  ]
+  for (const { label, key, make } of entries) {
+    const t = tally(
+      Array.from({ length: BOTS_PER_FAMILY }, (_, i) => score(MODEL, make(createRng(deriveSeed(EVAL_SEED, `shipped:${key}`, i)))))
     )
-    line(
-      `| ${g.name}: ${part.name} | ${p.n} | ${pct(p.bot, p.n)} | ${pct(p.suspicious, p.n)} | ${pct(p.verified, p.n)} | ${median(p.hcs).toFixed(1)} |`
-    )
+    line(`| ${label} | ${t.n} | ${pct(t.bot, t.n)} | ${pct(t.suspicious, t.n)} | ${pct(t.verified, t.n)} | ${median(t.hcs).toFixed(1)} |`)
   }
 }
 line()

@@ -714,21 +714,8 @@ function pointerFeatures(
   let directions = 0
   for (let b = runs.directions; b; b &= b - 1) directions++
   const compass = { runs: runs.runs, directions, share: mouse.moved > 0 ? runs.aligned / mouse.moved : 0 }
-  if (stats.length < MIN_STROKES)
-    return {
-      features: null,
-      strokes: stats.length,
-      touch,
-      moves,
-      presses,
-      sampleMs,
-      lines,
-      compass,
-      slowRun: slow,
-      evenRun,
-      stepGapCv,
-      reversals,
-    }
+  const measured = { strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, evenRun, stepGapCv, reversals }
+  if (stats.length < MIN_STROKES) return { features: null, ...measured }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -790,7 +777,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, evenRun, stepGapCv, reversals }
+  return { features, ...measured }
 }
 
 /** latencies before the spread of their tails says anything */
