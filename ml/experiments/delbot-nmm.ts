@@ -17,12 +17,19 @@ const model = modelFromEnv()
 /** the script's canvas region: 885–3036 × 504–1423 device px over the screen's scale of 2.5 */
 const canvasPoint = (rng: Rng) => ({ x: Math.round(rng.uniform(354, 1214)), y: Math.round(rng.uniform(201, 569)) })
 
-/** one recording as DELBOT's recorder keeps it: from the first mousedown, only moves with the button held */
-function recording(i: number, page: boolean): Signal[] {
+/**
+ * one recording as DELBOT's recorder keeps it: from the first mousedown, only moves with the button held.
+ * `at60Hz`: the moves reach the page a frame at a time, 60 a second, as DELBOT's people and its pyHM bot were
+ * recorded (median gaps 15–17 ms); otherwise the page-visit generator's mix (a third of them one event per
+ * Robot step, the rest frames of 60–144 Hz), which the first measurement of m4-2026.11.16 used
+ */
+function recording(i: number, page: boolean, at60Hz: boolean): Signal[] {
   const rng = createRng(deriveSeed(20261116, page ? 'delbot-nmm-page' : 'delbot-nmm-trajectory', i))
   const nature = randomNature(rng, 'fast_gamer')
   const slack = sleepSlack(rng)
-  const visit = new Visit(rng, { ...randomVisitOptions(rng), viewport: { w: 1536, h: 750 } })
+  const options = randomVisitOptions(rng)
+  const delivery = at60Hz ? { kind: 'frames' as const, frameMs: 1000 / 60, phase: rng.uniform(0, 16) } : options.delivery
+  const visit = new Visit(rng, { ...options, delivery, viewport: { w: 1536, h: 750 } })
   do {
     drawThrough(
       rng,
@@ -47,11 +54,13 @@ function recording(i: number, page: boolean): Signal[] {
   return held.filter((e) => e.t - t0 <= 60_000).map(({ n: _n, ...e }) => ({ ...e, t: e.t - t0 }))
 }
 
-for (const page of [false, true]) {
-  const count = page ? 60 : 200
-  const verdicts = verdictCounts(
-    model,
-    Array.from({ length: count }, (_, i) => recording(i, page))
-  )
-  console.log(`${model.model_version} ${page ? 'pages' : 'single drawings'}: ${JSON.stringify(verdicts)} of ${count}`)
-}
+for (const at60Hz of [true, false])
+  for (const page of [false, true]) {
+    const count = page ? 60 : 200
+    const verdicts = verdictCounts(
+      model,
+      Array.from({ length: count }, (_, i) => recording(i, page, at60Hz))
+    )
+    const unit = page ? 'pages' : 'single drawings'
+    console.log(`${model.model_version} ${unit}, ${at60Hz ? "DELBOT's 60 Hz" : 'mixed delivery'}: ${JSON.stringify(verdicts)} of ${count}`)
+  }
