@@ -10,10 +10,12 @@ import { type M4Model, type TreeEnsemble, calibratedLogit, treeContributions } f
 import { COARSE_TIMER_MS, POINTER_INDEX, type ScrollStats, type SessionFeatures, type TypingStats } from './session-features'
 
 export type Modality = 'pointer' | 'keyboard' | 'scroll' | 'touch' | 'clicks' | 'timing'
-export type Evidence = { modality: Modality; z: number; codes: string[] }
-
-/** z at which a single modality alone reaches hcs 70 (sigmoid(0.85) ≈ 0.70) */
-const VERIFIED_Z = Math.log(0.7 / 0.3)
+/**
+ * `codes`: what a rule found. `explain`: the trees' account of what held a modality back from
+ * human_verified, worked out only for a verdict that needs it (judgeEvidence), since where a verdict
+ * falls short depends on the organization's thresholds
+ */
+export type Evidence = { modality: Modality; z: number; codes: string[]; explain?: () => string[] }
 
 /** what each pointer feature says when it pushes toward bot; the code of the largest push names the behaviour */
 const POINTER_CODE: Record<string, string> = {
@@ -80,8 +82,7 @@ function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>): string[] {
 }
 
 function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>, touch = false): Evidence {
-  const z = calibratedLogit(e, x, touch)
-  return { modality: 'pointer', z, codes: z < VERIFIED_Z ? pointerCodes(e, x) : [] }
+  return { modality: 'pointer', z: calibratedLogit(e, x, touch), codes: [], explain: () => pointerCodes(e, x) }
 }
 
 /**
@@ -265,7 +266,10 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     const mouseKeys = !f.pointerTouch && c.runs >= MOUSE_KEYS_RUNS && c.directions >= MOUSE_KEYS_DIRECTIONS && c.share >= MOUSE_KEYS_SHARE
     if (((sparse && !mechanical && !alongLines && !steadySteps && !metronome) || touchFloor || mouseKeys) && p.z < SUSPICIOUS_AT_WORST)
       p.z = SUSPICIOUS_AT_WORST
-    if (mouseKeys && p.z < VERIFIED_Z) p.codes = ['pointer_mouse_keys', ...p.codes]
+    if (mouseKeys) {
+      const trees = p.explain!
+      p.explain = () => ['pointer_mouse_keys', ...trees()]
+    }
     out.push(p)
     // A mouse reports every count it moves and the browser passes a move on every frame, so a pointer
     // otherwise sampled finely that advances in jumps of several pixels a tenth of a second apart, ten

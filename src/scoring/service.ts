@@ -127,11 +127,19 @@ export function judgeEvidence(model: M4Model, evidence: SessionEvidence, thresho
   const enough = evs.length > 0 || findings.length > 0
   const verdict = verdictFor(hcs, enough, thresholds)
   const reasons = [...new Set(findings.map((x) => x.code))]
+  // the log-odds a modality alone needs for human_verified under these thresholds (0.85 at the default 70)
+  const humanAbove = (thresholds ?? DEFAULT_THRESHOLDS).humanAbove / 100
+  const verifiedZ = Math.log(humanAbove / (1 - humanAbove))
   if (verdict === 'human_verified') {
-    for (const e of evs) if (e.z > 0 && !e.codes.length && NATURAL[e.modality]) reasons.push(NATURAL[e.modality]!)
+    const natural = (e: Evidence) => e.z > 0 && !e.codes.length && NATURAL[e.modality] !== undefined
+    for (const e of evs) if (natural(e) && (!e.explain || e.z >= verifiedZ)) reasons.push(NATURAL[e.modality]!)
+    // hcs rounded up to the threshold: the modality that carried the session says so
+    const best = evs.filter(natural).sort((a, b) => b.z - a.z)[0]
+    if (!reasons.length && best) reasons.push(NATURAL[best.modality]!)
   } else {
-    // most damning modality first
-    for (const e of [...evs].sort((a, b) => a.z - b.z)) for (const c of e.codes) if (!reasons.includes(c)) reasons.push(c)
+    // most damning modality first; the trees explain every modality short of human_verified
+    for (const e of [...evs].sort((a, b) => a.z - b.z))
+      for (const c of e.explain && e.z < verifiedZ ? [...e.codes, ...e.explain()] : e.codes) if (!reasons.includes(c)) reasons.push(c)
   }
   if (!enough) reasons.push('insufficient_interaction')
   else if (!reasons.length) reasons.push('low_model_score')

@@ -348,6 +348,35 @@ describe('reason codes', () => {
     expect(judged).toBeGreaterThan(100)
   })
 
+  // An organization's own thresholds move where a verdict falls short of human_verified; the reasons follow
+  // them (before, a strict organization's suspicious verdicts said only low_model_score, and a lenient one's
+  // human_verified verdicts said the score was low)
+  it("follow the organization's thresholds: a behaviour for every verdict short of theirs, a natural code for theirs", () => {
+    const people = loadAllReal().filter((s) => s.source === 'delbot')
+    const strict = { botBelow: 30, humanAbove: 97 }
+    const lenient = { botBelow: 20, humanAbove: 50 }
+    let suspicious = 0
+    let verified = 0
+    for (const { signals } of people) {
+      const input = { signals, clientFeatures: windowFeatures(signals) }
+      const byDefault = scoreSession(input)
+      const r = scoreSession(input, strict)
+      expect(r.hcs).toBe(byDefault.hcs)
+      if (r.verdict === 'suspicious' && byDefault.verdict === 'human_verified') {
+        suspicious++
+        expect(r.reasons.filter((c) => c !== 'low_model_score').length).toBeGreaterThan(0)
+      }
+      const l = scoreSession(input, lenient)
+      if (l.verdict === 'human_verified' && byDefault.verdict === 'suspicious') {
+        verified++
+        expect(l.reasons).not.toContain('low_model_score')
+        expect(l.reasons.some((c) => c.endsWith('_natural'))).toBe(true)
+      }
+    }
+    expect(suspicious).toBeGreaterThan(50)
+    expect(verified).toBeGreaterThan(10)
+  })
+
   it('every code the service emitted is documented in docs/scoring.md', () => {
     for (const family of BOT_FAMILY_NAMES) for (let i = 0; i < 5; i++) score(sessionFor(SEED, family, i))
     const docs = readFileSync(new URL('../../docs/scoring.md', import.meta.url), 'utf8')
