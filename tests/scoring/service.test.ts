@@ -2,15 +2,18 @@ import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
 import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures, windowFeatures } from '../../src/scoring/features'
+import { treeMargin } from '../../src/scoring/inference'
 import { featureMismatch } from '../../src/scoring/integrity'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
   checkModelFeatures,
+  judgeEvidence,
   MODEL,
   MODEL_VERSION,
   type ScoreResult,
   scoreFeatures,
   scoreSession,
+  sessionEvidence,
   trajectoryFingerprint,
   verdictFor,
 } from '../../src/scoring/service'
@@ -375,6 +378,25 @@ describe('reason codes', () => {
     }
     expect(suspicious).toBeGreaterThan(50)
     expect(verified).toBeGreaterThan(10)
+  })
+
+  it('a pointer whose hcs rounds up to the threshold is named natural, not low_model_score', () => {
+    const signals = desktopHuman()
+    const evidence = sessionEvidence({ signals, clientFeatures: windowFeatures(signals) })!
+    const { a } = MODEL.pointer.calibration
+    // the intercept that puts this session's pointer a hair under the log-odds of hcs 70
+    const target = Math.log(0.69996 / 0.30004)
+    const edge = {
+      ...MODEL,
+      pointer: {
+        ...MODEL.pointer,
+        calibration: { ...MODEL.pointer.calibration, b: target - a * treeMargin(MODEL.pointer, evidence.session!.pointer!) },
+      },
+    }
+    const r = judgeEvidence(edge, evidence)
+    expect(r.hcs).toBe(70)
+    expect(r.verdict).toBe('human_verified')
+    expect(r.reasons).toEqual(['pointer_dynamics_natural'])
   })
 
   it('every code the service emitted is documented in docs/scoring.md', () => {
