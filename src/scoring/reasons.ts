@@ -56,6 +56,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   typing_rhythm_natural: 'The typing rhythm is within the range of real typists.',
   scroll_behaviour_natural: 'The scrolling looked like a person’s.',
   low_model_score: 'The model’s score is low without one behaviour that stands out.',
+  evidence_short_of_threshold:
+    'Nothing looked automated, but the behaviour seen is not enough for your organization’s own human_verified threshold (typing alone, say, counts for at most 86).',
   insufficient_interaction: 'Too little interaction to judge (too few pointer moves, keys or scrolls).',
 }
 

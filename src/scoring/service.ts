@@ -142,6 +142,9 @@ export function judgeEvidence(model: M4Model, evidence: SessionEvidence, thresho
       for (const c of e.explain && e.z < verifiedZ ? [...e.codes, ...e.explain()] : e.codes) if (!reasons.includes(c)) reasons.push(c)
   }
   if (!enough) reasons.push('insufficient_interaction')
+  // nothing looks automated and the evidence leans human, but not as far as the organization's own threshold
+  // (typing alone counts for at most hcs 86): never under the default thresholds
+  else if (!reasons.length && verdict !== 'human_verified' && evs.some((e) => e.z > 0)) reasons.push('evidence_short_of_threshold')
   else if (!reasons.length) reasons.push('low_model_score')
   return { hcs, m3_score: Math.round(m3 * 1e4) / 1e4, verdict, reasons, model_version: model.model_version }
 }

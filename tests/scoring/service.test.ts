@@ -380,6 +380,16 @@ describe('reason codes', () => {
     expect(verified).toBeGreaterThan(10)
   })
 
+  it('typing alone under a threshold it cannot reach says so, not low_model_score', () => {
+    for (const signals of REAL_FIGURE_TYPING) {
+      const input = { signals, clientFeatures: windowFeatures(signals) }
+      expect(scoreSession(input).reasons).toEqual(['typing_rhythm_natural'])
+      const strict = scoreSession(input, { botBelow: 30, humanAbove: 90 })
+      expect(strict.verdict).toBe('suspicious')
+      expect(strict.reasons).toEqual(['evidence_short_of_threshold'])
+    }
+  })
+
   it('a pointer whose hcs rounds up to the threshold is named natural, not low_model_score', () => {
     const signals = desktopHuman()
     const evidence = sessionEvidence({ signals, clientFeatures: windowFeatures(signals) })!
