@@ -175,7 +175,7 @@ async function honestSession(org: SeededOrg, signals: Signal[]) {
     body: { session_id, sdk_type: 'server', captured_at: h.clock.now().toISOString(), signals, features: extractFeatures(signals) },
   })
   expect(res.status).toBe(200)
-  return res.body as { session_id: string; hcs: number; verdict: string }
+  return res.body as { session_id: string; hcs: number; verdict: string; reasons: string[] }
 }
 
 describe('verdict thresholds', () => {
@@ -240,6 +240,9 @@ describe('verdict thresholds', () => {
     const after = await honestSession(org, signals)
     expect(after.hcs).toBe(before.hcs)
     expect(after.verdict).toBe(verdictFor(before.hcs, true, t))
+    // the reasons follow the organization's thresholds too: a verdict they turned around still names why
+    expect(after.reasons.length).toBeGreaterThan(0)
+    expect(after.reasons).not.toContain('low_model_score')
     // the session scored before the change keeps its verdict
     const old = await h.json('GET', `/v1/session/${before.session_id}`, { headers: { 'x-api-key': org.secretKey } })
     expect(old.body.verdict).toBe(before.verdict)
