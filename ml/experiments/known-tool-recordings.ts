@@ -5,10 +5,9 @@
 // score that fold with the committed model's calibration. Same rows, seed and tree shape as `npm run train`.
 //   npx bun run ml/experiments/known-tool-recordings.ts
 import { windowFeatures } from '../../src/scoring/features'
-import type { M4Model } from '../../src/scoring/inference'
 import { MODEL, type ScoreResult, scoreSessionWith } from '../../src/scoring/service'
 import { loadAllReal } from '../data/load'
-import { botSources, buildRows, fitEnsemble, M4_SEED, type Row } from '../training/real'
+import { botSources, buildRows, fitEnsemble, heldOutModel, M4_SEED, type Row } from '../training/real'
 
 const FOLDS = 5
 /** a file's fold: a string hash, so the split does not depend on the order of the data */
@@ -35,15 +34,11 @@ const results = new Map<string, ScoreResult[]>()
 const shipped = new Map<string, ScoreResult[]>()
 for (let f = 0; f < FOLDS; f++) {
   const keep = (r: Row) => foldOfRow.get(r) !== f
-  const model: M4Model = {
-    ...MODEL,
-    pointer: { ...fitEnsemble(rows, 'pointer', keep, M4_SEED), calibration: MODEL.pointer.calibration },
-    vector_pointer: {
-      ...fitEnsemble(rows, 'vector', keep, M4_SEED),
-      feature_index: MODEL.vector_pointer.feature_index,
-      calibration: MODEL.vector_pointer.calibration,
-    },
-  }
+  const model = heldOutModel(
+    { pointer: fitEnsemble(rows, 'pointer', keep, M4_SEED), vector: fitEnsemble(rows, 'vector', keep, M4_SEED) },
+    { pointer: MODEL.pointer.calibration, vector: MODEL.vector_pointer.calibration },
+    MODEL.model_version
+  )
   for (const s of circles.filter((c) => foldOf(c.user) === f)) {
     const input = { signals: s.signals, clientFeatures: windowFeatures(s.signals) }
     results.set(s.family, [...(results.get(s.family) ?? []), scoreSessionWith(model, input)])
