@@ -134,8 +134,8 @@ export function judgeEvidence(model: M4Model, evidence: SessionEvidence, thresho
     const natural = (e: Evidence) => e.z > 0 && !e.codes.length && NATURAL[e.modality] !== undefined
     for (const e of evs) if (natural(e) && (!e.explain || e.z >= verifiedZ)) reasons.push(NATURAL[e.modality]!)
     // hcs rounded up to the threshold: the modality that carried the session says so
-    const best = evs.filter(natural).sort((a, b) => b.z - a.z)[0]
-    if (!reasons.length && best) reasons.push(NATURAL[best.modality]!)
+    const best = reasons.length ? undefined : evs.filter(natural).sort((a, b) => b.z - a.z)[0]
+    if (best) reasons.push(NATURAL[best.modality]!)
   } else {
     // most damning modality first; the trees explain every modality short of human_verified
     for (const e of [...evs].sort((a, b) => a.z - b.z))
