@@ -594,10 +594,24 @@ export function decodeMaterial(bytes: Uint8Array): ReplayMaterial {
 export const CANDIDATE_LIMIT = 50
 
 /**
+ * Each key counts at most this many earlier sessions: its most recent ones (by start, then id, both
+ * descending). A key that hundreds of sessions share (a farm sending the same material again and again)
+ * would otherwise make every lookup read all of them, a cost that grows with the organization's traffic;
+ * the most recent sharers of such a key are as much copies as the older ones, and a session's rarer keys
+ * still count in full.
+ */
+export const KEY_FANOUT_LIMIT = 32
+
+/** start descending, then id descending: the SQL store's order of a key's sharers */
+const newestFirst = (a: { start: number; id: string }, b: { start: number; id: string }) =>
+  b.start - a.start || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/**
  * The store in memory, for `npm run eval` and tests: the same candidate rule
  * as the SQL store (modules/ingest/replay-store.ts): sessions of the same
- * organization that started no later and share a key, the CANDIDATE_LIMIT
- * sharing most, then judgeReuse.
+ * organization that started no later and share a key (each key its
+ * KEY_FANOUT_LIMIT most recent such sessions), the CANDIDATE_LIMIT sharing
+ * most, then judgeReuse.
  */
 export class MemoryReplayStore {
   private readonly byKey = new Map<number, number[]>()
@@ -624,11 +638,14 @@ export class MemoryReplayStore {
 
   candidates(org: string, id: string, start: number, lookup: readonly number[]): Candidate[] {
     const shared = new Map<number, number>()
-    for (const k of lookup)
-      for (const i of this.byKey.get(k) ?? []) {
+    for (const k of lookup) {
+      const sharers = (this.byKey.get(k) ?? []).filter((i) => {
         const e = this.entries[i]!
-        if (e.org === org && e.id !== id && e.start <= start) shared.set(i, (shared.get(i) ?? 0) + 1)
-      }
+        return e.org === org && e.id !== id && e.start <= start
+      })
+      if (sharers.length > KEY_FANOUT_LIMIT) sharers.sort((a, b) => newestFirst(this.entries[a]!, this.entries[b]!))
+      for (const i of sharers.slice(0, KEY_FANOUT_LIMIT)) shared.set(i, (shared.get(i) ?? 0) + 1)
+    }
     return [...shared]
       .map(([i, n]) => ({ entry: this.entries[i]!, n }))
       .sort((a, b) => b.n - a.n || (a.entry.id < b.entry.id ? -1 : 1))

@@ -3,7 +3,9 @@ import { replayWithJitter, stitchStrokes } from '../../ml/generators/stitch'
 import { generatorFamily } from '../../ml/generators/index'
 import { createRng } from '../../ml/synth/prng'
 import { extractFeatures } from '../../src/scoring/features'
+import { CANDIDATE_LIMIT, KEY_FANOUT_LIMIT, MemoryReplayStore, materialKeys, replayMaterial } from '../../src/scoring/replay'
 import type { Signal } from '../../src/scoring/signals'
+import * as repo from '../../src/server/modules/ingest/repo'
 import { purgeOldSignals } from '../../src/server/modules/ingest/service'
 import fixture from '../fixtures/scoring/sapimouse-mouse-only.json'
 import { createHarness, type Harness, type SeededOrg } from '../helpers/harness'
@@ -113,6 +115,32 @@ describe('reused human material across sessions of an organization', () => {
     expect(second.hcs).toBeLessThanOrEqual(10)
     const elsewhere = await send(h.b, copy)
     expect(elsewhere.reasons).not.toContain('replayed_typing_rhythm')
+  })
+
+  it('a farm repeating one recording: each key counts its most recent sharers only, as the eval store does', async () => {
+    // an organization of its own, so that its store holds nothing but the farm
+    const org = await h.seedOrg('Farm target')
+    const farm = replayWithJitter(createRng(31), people[1]!.signals, { positionNoisePx: 1, timeNoiseMs: 2 })
+    const sent: { id: string; at: number }[] = []
+    for (let i = 0; i < KEY_FANOUT_LIMIT + 8; i++) {
+      const at = h.clock.now().getTime()
+      const res = await send(org, farm)
+      if (i > 0) expect(res.reasons).toContain('replayed_strokes')
+      sent.push({ id: res.session_id, at })
+    }
+    const self = sent.at(-1)!
+    const { lookup } = materialKeys(org.orgId, replayMaterial(farm))
+    const matches = await h.deps.db.tenant(org.orgId, (tx) =>
+      repo.replayKeyMatches(tx, org.orgId, self.id, lookup, KEY_FANOUT_LIMIT, CANDIDATE_LIMIT)
+    )
+    // the 39 earlier copies share every key, but each key reads only its 32 most recent sharers
+    const newest = sent.slice(0, -1).slice(-KEY_FANOUT_LIMIT)
+    expect(matches.map((m) => m.session_id).sort()).toEqual(newest.map((s) => s.id).sort())
+    // the eval's in-memory store picks the same sessions with the same counts
+    const memory = new MemoryReplayStore()
+    for (const s of sent.slice(0, -1)) memory.add(org.orgId, s.id, s.at, replayMaterial(farm))
+    const expected = memory.candidates(org.orgId, self.id, self.at, lookup).map((c) => c.id)
+    expect(matches.map((m) => m.session_id)).toEqual(expected)
   })
 
   it('retention drops the material with the raw signals of its day', async () => {

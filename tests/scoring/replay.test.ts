@@ -7,6 +7,7 @@ import {
   decodeMaterial,
   encodeMaterial,
   judgeReuse,
+  KEY_FANOUT_LIMIT,
   MemoryReplayStore,
   materialKeys,
   REUSE_RULE,
@@ -145,6 +146,23 @@ describe('MemoryReplayStore (the eval store)', () => {
     expect(store.judgeAndAdd(ORG, 'copy', 3, replayMaterial(copy)).strokesReused).toBe(true)
     // a session that started before the original is not compared with it
     expect(store.judgeAndAdd(ORG, 'before', 0, replayMaterial(copy)).strokesReused).toBe(false)
+  })
+
+  it('counts only the most recent sharers of a key that a farm repeats, and still finds a replay through rarer keys', () => {
+    const store = new MemoryReplayStore()
+    store.add(ORG, 'original', 0, replayMaterial(people[2]!.signals))
+    // a farm sends one recording again and again: every key of it is shared by all its sessions
+    const farm = replayMaterial(people[0]!.signals)
+    const sessions = KEY_FANOUT_LIMIT + 28
+    for (let i = 0; i < sessions; i++) store.add(ORG, `farm${String(i).padStart(3, '0')}`, 1 + i, farm)
+    const { lookup } = materialKeys(ORG, farm)
+    const candidates = store.candidates(ORG, 'next', 1000, lookup).map((c) => c.id)
+    const newest = Array.from({ length: KEY_FANOUT_LIMIT }, (_, i) => `farm${String(sessions - 1 - i).padStart(3, '0')}`)
+    expect(candidates.sort()).toEqual(newest.sort())
+    // the farm's next session is still a copy, and a replay of the original is still found by its own keys
+    expect(store.judgeAndAdd(ORG, 'next', 1000, farm).strokesReused).toBe(true)
+    const copy = replayWithJitter(createRng(6), people[2]!.signals)
+    expect(store.judgeAndAdd(ORG, 'copy', 1001, replayMaterial(copy)).strokesReused).toBe(true)
   })
 })
 

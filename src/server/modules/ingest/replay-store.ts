@@ -4,6 +4,7 @@ import {
   encodeMaterial,
   hasMaterial,
   judgeReuse,
+  KEY_FANOUT_LIMIT,
   materialKeys,
   type ReplayMaterial,
   type ReuseJudgement,
@@ -18,7 +19,7 @@ import * as repo from './repo'
  * 0020; its statements
  * are in repo.ts). The rule is replay.ts's, and `npm run eval`'s in-memory store (MemoryReplayStore)
  * applies the same: candidates are the organization's other sessions that started no later than this
- * one and share a key with it, the CANDIDATE_LIMIT sharing most; judgeReuse decides by distance. It runs when a
+ * one and share a key with it (each key its KEY_FANOUT_LIMIT most recent ones), the CANDIDATE_LIMIT sharing most; judgeReuse decides by distance. It runs when a
  * session is scored, over the signals the score already reads: a batch's write never comes here.
  */
 
@@ -35,11 +36,12 @@ export type Reuse = { strokes: boolean; typing: boolean; judgement?: ReuseJudgem
 
 /**
  * Judges the session against the organization's earlier sessions: the CANDIDATE_LIMIT sessions sharing
- * most keys with it, then their material (two statements), then judgeReuse.
+ * most keys with it (each key counting its KEY_FANOUT_LIMIT most recent sharers), then their material
+ * (two statements), then judgeReuse.
  */
 export async function findReuse(tx: Tx, orgId: string, sessionId: string, m: SessionMaterial): Promise<Reuse> {
   if (!hasMaterial(m.material)) return { strokes: false, typing: false }
-  const top = await repo.replayKeyMatches(tx, orgId, sessionId, m.lookup, CANDIDATE_LIMIT)
+  const top = await repo.replayKeyMatches(tx, orgId, sessionId, m.lookup, KEY_FANOUT_LIMIT, CANDIDATE_LIMIT)
   if (!top.length) return { strokes: false, typing: false }
   const rows = await repo.replayMaterials(
     tx,

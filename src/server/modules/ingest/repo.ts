@@ -381,23 +381,31 @@ export const findScoredSession = findSession
 // ---- Reused material (0020): the replay store's statements; the rule is in replay-store.ts ----
 
 /**
- * The organization's other sessions that started no later than this one and share a key with it, and
- * how many keys each shares, most first (ties: by session id), at most `limit`: one primary-key probe
- * per key in each day partition.
+ * The organization's other sessions that started no later than this one and share a key with it, each
+ * key counting only its `fanout` most recent such sessions (start, then id, descending: a backward read
+ * of the primary key, 0022), and how many keys each shares, most first (ties: by session id), at most
+ * `limit`. So a lookup reads at most keys × fanout rows however many sessions share a key.
  */
 export function replayKeyMatches(
   tx: Tx,
   orgId: string,
   sessionId: string,
   keys: number[],
+  fanout: number,
   limit: number
 ): Promise<{ session_id: string; shared: number }[]> {
   return tx<{ session_id: string; shared: number }[]>`
-    select k.session_id, count(*)::int as shared from session_replay_keys k
-    where k.org_id = ${orgId} and k.key = any(${keys}::bigint[]) and k.session_id <> ${sessionId}
-      and k.session_started_at <= ${startOf(tx, orgId, sessionId)}
-    group by k.session_id
-    order by shared desc, k.session_id
+    select m.session_id, count(*)::int as shared
+    from unnest(${keys}::bigint[]) as q(key)
+    cross join lateral (
+      select k.session_id from session_replay_keys k
+      where k.org_id = ${orgId} and k.key = q.key and k.session_id <> ${sessionId}
+        and k.session_started_at <= ${startOf(tx, orgId, sessionId)}
+      order by k.session_started_at desc, k.session_id desc
+      limit ${fanout}
+    ) m
+    group by m.session_id
+    order by shared desc, m.session_id
     limit ${limit}`
 }
 
