@@ -3,8 +3,10 @@
  * database: one organization receives every SapiMouse window of ml/data/real and then a bot farm of
  * 200 sessions stitched from one fold's people (so its corpus is in the organization already), each
  * session one secret-key batch (so each is scored: lookup, judge, store). Then 200 jittered replays of
- * stored windows are sent with the public key and judged by findReuse alone. Prints the time of a
- * lookup, the caught shares and the bytes stored per session.
+ * stored windows are sent with the public key and judged by findReuse alone. Then organization b gets
+ * a farm sending one recording 2,000 times (secret key), and findReuse is timed for its next session
+ * after 50, 500 and 2,000 of them. Prints the time of a lookup, the caught shares and the bytes stored
+ * per session.
  *
  *   flock /work/cpu.lock bun run bench/replay-store.ts             (PGlite)
  *   TEST_DB=postgres flock /work/cpu.lock bun run bench/replay-store.ts   (PostgreSQL at TEST_DATABASE_URL)
@@ -73,6 +75,40 @@ const [size] = await h.deps.db.sql<{ rows: number; bytes: number; keys: number }
   select (select count(*) from session_replay)::int as rows, (select count(*) from session_replay_keys)::int as keys,
     (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_inherits i join pg_class c on c.oid = i.inhrelid
       where i.inhparent in ('session_replay'::regclass, 'session_replay_keys'::regclass))::float8 as bytes`
+// a farm repeating one recording in organization b: every key of it is shared by every session it sent
+// so far, so a lookup that counted all sharers would grow with the farm (KEY_FANOUT_LIMIT bounds it);
+// findReuse timed for the farm's next session after 50, 500 and 2,000 repeats
+const repeated = sapi[0]!.signals.filter((e) => e.t < 20_000)
+const repeatLookups: { after: number; p50: number; p99: number; reused: boolean }[] = []
+for (let i = 1; i <= 2000; i++) {
+  const body = makeBatch(h, { signals: repeated, features: extractFeatures(repeated) })
+  const res = await h.json('POST', '/v1/ingest', { body, headers: { 'x-api-key': h.b.secretKey } })
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${JSON.stringify(res.body)}`)
+  h.clock.advance(1000)
+  if (i === 50 || i === 500 || i === 2000) {
+    const times: number[] = []
+    let reused = true
+    for (let j = 0; j < 50; j++) {
+      const id = crypto.randomUUID()
+      const next = {
+        session_id: id,
+        sdk_type: 'web',
+        captured_at: h.clock.now().toISOString(),
+        signals: repeated,
+        features: extractFeatures(repeated),
+      }
+      const sent = await h.json('POST', '/v1/ingest', { body: next, headers: { 'x-api-key': h.b.publicKey } })
+      if (sent.status !== 202) throw new Error(`ingest answered ${sent.status}`)
+      h.clock.advance(1000)
+      const m = sessionMaterial(h.b.orgId, repeated)
+      const t = performance.now()
+      const reuse = await h.deps.db.tenant(h.b.orgId, (tx) => findReuse(tx, h.b.orgId, id, m))
+      times.push(performance.now() - t)
+      reused &&= reuse.strokes
+    }
+    repeatLookups.push({ after: i, p50: quantile(times, 0.5), p99: quantile(times, 0.99), reused })
+  }
+}
 const fmt = (v: number) => v.toFixed(1)
 console.log(`database: ${process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite'}`)
 console.log(
@@ -97,6 +133,10 @@ console.log(
 console.log(
   `findReuse alone (${size!.rows} sessions stored), ms: p50 ${fmt(quantile(lookups, 0.5))}, p99 ${fmt(quantile(lookups, 0.99))}; replays found ${found}/200`
 )
+for (const r of repeatLookups)
+  console.log(
+    `farm repeating one recording, after ${r.after} sessions: findReuse p50 ${fmt(r.p50)}, p99 ${fmt(r.p99)} ms; next session judged reused: ${r.reused}`
+  )
 console.log(
   `stored: ${size!.rows} sessions' material and ${size!.keys} keys, ${fmt(size!.bytes / 1024)} KiB with indexes, ${Math.round(size!.bytes / size!.rows)} bytes per session`
 )

@@ -1,10 +1,13 @@
 // Soak: mixed traffic at a fixed rate for a long time, sampling the service's resident memory.
 // Run by hand: `bun run bench/soak.ts` (10 minutes by default; see bench/README.md, "Soak").
 //
-//   BENCH_RATE         requests per second offered, open loop (default 180: about half of the measured peak)
+//   BENCH_RATE         requests per second offered, open loop (default 180: half of the ingest peak when the
+//                      soak was written; kept so that runs compare)
 //   BENCH_SECONDS      length of the run (default 600)
 //   BENCH_WARMUP       seconds excluded from the memory verdict (default 120)
 //   BENCH_ADMIN_URL    PostgreSQL server to create the throw-away database on
+//   BENCH_VACUUM_SECONDS  vacuum (analyze) the database this often (default 60 when the server's autovacuum
+//                      is off, as on this machine; 0 = never)
 import postgres from 'postgres'
 import { createAccessTokens } from '../src/server/platform/access-token'
 import { createKeyPair } from '../src/server/modules/keys/service'
@@ -35,6 +38,8 @@ const service = Bun.spawn([process.execPath, 'src/server/main.ts'], {
     TRUST_PROXY: 'true',
     RATE_LIMIT_KEY_PER_MIN: '1000000',
     RATE_LIMIT_ORG_PER_MIN: '10000000',
+    // one dashboard user sends the GraphQL share (9 a second): past the per-user limit most would be 429s
+    RATE_LIMIT_GRAPHQL_PER_MIN: '1000000',
   },
   stdout: process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore',
   stderr: 'inherit',
@@ -52,9 +57,27 @@ try {
   const traffic = mixedTraffic({ publicKey: keyPair.public_key, secretKey, jwt })
 
   const samples: { t: number; rssMb: number }[] = []
-  const minutes: { latencies: number[]; statuses: Record<string, number> }[] = []
+  const minutes: { latencies: number[]; statuses: Record<string, number>; routes: Record<string, number[]> }[] = []
   const start = performance.now()
   const sampler = setInterval(() => samples.push({ t: (performance.now() - start) / 1000, rssMb: rssMb(service.pid) }), 5000)
+  // Production PostgreSQL vacuums by itself. This machine's server has autovacuum off (its CI
+  // configuration), so dead row versions would pile up (every batch updates its session) and the run
+  // would measure that instead: then the soak vacuums the database once a minute, as autovacuum would.
+  const [{ autovacuum }] = await admin<{ autovacuum: string }[]>`show autovacuum`
+  const vacuumEvery = Number(process.env.BENCH_VACUUM_SECONDS ?? (autovacuum === 'on' ? 0 : 60))
+  const vacuums: number[] = []
+  const vacuumer = postgres(url.toString(), { max: 1, onnotice: () => {} })
+  let vacuuming = false
+  const vacuum =
+    vacuumEvery > 0 &&
+    setInterval(async () => {
+      if (vacuuming) return
+      vacuuming = true
+      const t = performance.now()
+      await vacuumer`vacuum (analyze)`.catch(() => {})
+      vacuums.push(performance.now() - t)
+      vacuuming = false
+    }, vacuumEvery * 1000)
   const inflight = new Set<Promise<void>>()
   let sent = 0
   // Open loop: requests leave on schedule whether or not earlier ones have answered.
@@ -62,8 +85,8 @@ try {
     const due = start + (sent / RATE) * 1000
     const wait = due - performance.now()
     if (wait > 1) await Bun.sleep(wait)
-    const minute = Math.floor((performance.now() - start) / 60_000)
-    minutes[minute] ??= { latencies: [], statuses: {} }
+    const minute = Math.min(Math.ceil(SECONDS / 60) - 1, Math.floor((performance.now() - start) / 60_000))
+    minutes[minute] ??= { latencies: [], statuses: {}, routes: {} }
     const bucket = minutes[minute]!
     const req = traffic(sent++)
     const t0 = performance.now()
@@ -76,23 +99,46 @@ try {
         bucket.statuses.network = (bucket.statuses.network ?? 0) + 1
       })
       .finally(() => {
-        bucket.latencies.push(performance.now() - t0)
+        const ms = performance.now() - t0
+        bucket.latencies.push(ms)
+        ;(bucket.routes[req.route] ??= []).push(ms)
         inflight.delete(p)
       })
     inflight.add(p)
   }
   await Promise.all(inflight)
   clearInterval(sampler)
+  if (vacuum) clearInterval(vacuum)
+  while (vacuuming) await Bun.sleep(50)
+  await vacuumer.end()
 
   console.log(`# soak: ${SECONDS} s at ${RATE} req/s offered (${sent} requests), warm-up ${WARMUP} s`)
+  console.log(
+    `# server autovacuum ${autovacuum}; ` +
+      (vacuumEvery > 0
+        ? `the soak ran vacuum (analyze) every ${vacuumEvery} s: ${vacuums.length} times, ${vacuums.length ? (vacuums.reduce((a, b) => a + b, 0) / vacuums.length / 1000).toFixed(1) : '–'} s each on average`
+        : 'no vacuum by the soak')
+  )
   console.log('| minute | requests | p50 ms | p99 ms | statuses | RSS MB (end of minute) |')
   console.log('|---:|---:|---:|---:|---|---:|')
+  const pct = (xs: number[], p: number) => {
+    const l = [...xs].sort((a, b) => a - b)
+    return l[Math.min(l.length - 1, Math.floor(p * l.length))]!.toFixed(1)
+  }
   minutes.forEach((m, i) => {
-    const l = m.latencies.sort((a, b) => a - b)
-    const pct = (p: number) => l[Math.min(l.length - 1, Math.floor(p * l.length))]!.toFixed(1)
     const rss = samples.filter((s) => s.t <= (i + 1) * 60).pop()?.rssMb ?? NaN
-    console.log(`| ${i + 1} | ${l.length} | ${pct(0.5)} | ${pct(0.99)} | ${JSON.stringify(m.statuses)} | ${rss.toFixed(1)} |`)
+    console.log(
+      `| ${i + 1} | ${m.latencies.length} | ${pct(m.latencies, 0.5)} | ${pct(m.latencies, 0.99)} | ${JSON.stringify(m.statuses)} | ${rss.toFixed(1)} |`
+    )
   })
+  // where a creep comes from: each kind of request, p50 / p99 per minute
+  const routes = [...new Set(minutes.flatMap((m) => Object.keys(m.routes)))].sort()
+  console.log(`\n| kind of request, p50 / p99 ms | ${minutes.map((_, i) => `minute ${i + 1}`).join(' | ')} |`)
+  console.log(`|---|${minutes.map(() => '---:').join('|')}|`)
+  for (const r of routes)
+    console.log(
+      `| ${r} | ${minutes.map((m) => (m.routes[r] ? `${pct(m.routes[r]!, 0.5)} / ${pct(m.routes[r]!, 0.99)}` : '–')).join(' | ')} |`
+    )
   // RSS saws up and down with garbage collection: compare the median of the first and of the last
   // minute after warm-up (the trend), and report the band the samples stayed in.
   const after = samples.filter((s) => s.t >= WARMUP)
@@ -141,7 +187,7 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
     })),
     features,
   })
-  return (i: number): { path: string; init: RequestInit } => {
+  return (i: number): { path: string; init: RequestInit; route: string } => {
     const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
     const slot = i % 20
     if (slot < 12) {
@@ -156,14 +202,19 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
       if (++entry.batches >= 5) open.splice(open.indexOf(entry), 1)
       const session = entry.id
       const key = slot % 3 === 0 ? keys.secretKey : keys.publicKey
-      return { path: '/v1/ingest', init: json(batch(session, i), { 'x-api-key': key }) }
+      return {
+        path: '/v1/ingest',
+        init: json(batch(session, i), { 'x-api-key': key }),
+        route: key === keys.secretKey ? 'ingest, secret key' : 'ingest, public key',
+      }
     }
     if (slot < 15)
       return {
         path: `/v1/session/${sessions[i % Math.max(1, sessions.length)] ?? crypto.randomUUID()}`,
         init: { headers: { 'x-api-key': keys.secretKey } },
+        route: 'GET /v1/session/:id',
       }
-    if (slot < 16) return { path: '/v1/org/usage', init: { headers: { authorization: `Bearer ${keys.jwt}` } } }
+    if (slot < 16) return { path: '/v1/org/usage', init: { headers: { authorization: `Bearer ${keys.jwt}` } }, route: 'usage' }
     if (slot < 17)
       return {
         path: '/graphql',
@@ -171,10 +222,15 @@ function mixedTraffic(keys: { publicKey: string; secretKey: string; jwt: string 
           { query: '{ getPlanUsage { sessionsUsed percentUsed } listApiKeys { keyPairId name lastUsedAt } }' },
           { authorization: `Bearer ${keys.jwt}` }
         ),
+        route: 'graphql',
       }
-    if (slot < 18) return { path: '/v1/demo/live-score', init: json({ features }, { 'x-forwarded-for': ip }) }
+    if (slot < 18) return { path: '/v1/demo/live-score', init: json({ features }, { 'x-forwarded-for': ip }), route: 'live-score' }
     if (slot < 19)
-      return { path: '/v1/leads', init: json({ email: `lead${i % 500}@example.com`, source: 'pricing_page' }, { 'x-forwarded-for': ip }) }
-    return { path: '/health', init: {} }
+      return {
+        path: '/v1/leads',
+        init: json({ email: `lead${i % 500}@example.com`, source: 'pricing_page' }, { 'x-forwarded-for': ip }),
+        route: 'leads',
+      }
+    return { path: '/health', init: {}, route: 'health' }
   }
 }
