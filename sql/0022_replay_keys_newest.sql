@@ -4,7 +4,7 @@
 -- 0020's lookup counted every row of every key the session has. A farm that sends the same material
 -- again and again gives each of its keys one row per session it sent, so every new session's lookup read
 -- all of them: under bench/soak.ts (whose batches all draw one stroke) the lookup grew to 16,000 rows
--- and took most of PostgreSQL's CPU after ten minutes. Now each key gives its most recent sharers only,
+-- and took most of PostgreSQL's CPU by minute 6. Now each key gives its most recent sharers only,
 -- one index range read backwards from the session's start: the primary key's columns are reordered so
 -- that start follows the key (the same columns, so the same rows are unique).
 alter table session_replay_keys drop constraint session_replay_keys_pkey;
