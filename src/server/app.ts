@@ -18,13 +18,14 @@ import type { Services } from './services'
 
 /** Composition only: the HTTP pipeline, each module with the services it uses, then the API reference over them all. */
 export function buildApp(services: Services) {
-  const { config, db, log, clock, mailer, limiter, tokens, lifecycle, credentials, rateLimits, idempotency } = services
+  const { config, db, log, clock, mailer, limiter, tokens, lifecycle, admission, credentials, rateLimits, idempotency } = services
   const app = new Elysia({ name: 'bss' })
     .use(
       httpPipeline({
         log,
         config,
         lifecycle,
+        admission,
         handlers: [idempotencyPlugin({ store: idempotency, orgOf: (request) => credentials.orgOf(request), config })],
       })
     )

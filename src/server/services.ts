@@ -1,3 +1,4 @@
+import { Admission } from './http/admission'
 import { findMemberPlan } from './modules/auth'
 import { type IdempotencyStore, idempotencyStore } from './modules/idempotency'
 import { findActiveKey, touchLastUsed } from './modules/keys'
@@ -31,6 +32,8 @@ export type Infra = {
 export type Services = Infra & {
   /** Set by main.ts on SIGTERM: /ready answers 503 and responses ask clients to close the connection. */
   lifecycle: { draining: boolean }
+  /** Requests this instance is working on; past its bound new ones get 503 (http/admission.ts). */
+  admission: Admission
   /** Credential → organization, with the per-instance key cache (plugins/auth). */
   credentials: Credentials
   /** Rate-limit decisions with the per-instance plan cache (plugins/ratelimit). */
@@ -66,6 +69,7 @@ export function createServices(infra: Infra): Services {
     ...infra,
     limiter,
     lifecycle: { draining: false },
+    admission: new Admission(infra.config.maxInFlight),
     credentials: createCredentials({ store, config: infra.config, tokens: infra.tokens, log: infra.log }),
     idempotency: idempotencyStore({ db, now: () => infra.clock.now() }),
     rateLimits: createRateLimits({ planRateLimit: (planId) => planRateLimit(db.sql, planId), ...infra, limiter }),

@@ -99,7 +99,13 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; codes
     headers: retryAfter,
   },
   500: { name: 'InternalError', description: 'A bug; the message is generic, details are in the server log.', codes: ['internal'] },
-  503: { name: 'Unavailable', description: 'The database is unreachable; retry later.', codes: ['unavailable'], headers: retryAfter },
+  503: {
+    name: 'Unavailable',
+    description:
+      'The database is unreachable, or this instance is working on as many requests as it takes (`MAX_IN_FLIGHT`); retry after `Retry-After`.',
+    codes: ['unavailable'],
+    headers: retryAfter,
+  },
 }
 
 /** `{ 401: {$ref}, … }` for a route's error statuses; every route may also answer 500. */

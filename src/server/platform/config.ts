@@ -45,6 +45,7 @@ const EnvSchema = v.object({
   RATE_LIMIT_GRAPHQL_PER_MIN: v.optional(int(1, 1_000_000), '120'),
   SHUTDOWN_GRACE_MS: v.optional(int(0, 600_000), '10000'),
   SHUTDOWN_DRAIN_MS: v.optional(int(0, 600_000), '0'),
+  MAX_IN_FLIGHT: v.optional(int(0, 100_000), '128'),
 })
 
 export type Config = {
@@ -76,6 +77,8 @@ export type Config = {
   }
   shutdownGraceMs: number
   shutdownDrainMs: number
+  /** Requests worked on at once before new ones get 503 (http/admission.ts); 0 turns shedding off. */
+  maxInFlight: number
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    maxInFlight: e.MAX_IN_FLIGHT,
   }
 }
 

@@ -35,7 +35,7 @@ export function demoModule(services: { config: { trustProxy: TrustProxy }; rateL
               model_version: 'm3-2026.11.0',
             })
           ),
-          ...errors(400, 413, 415, 429),
+          ...errors(400, 413, 415, 429, 503),
         },
       },
     }

@@ -62,6 +62,10 @@ export const GRAPHQL_DOC: DocumentDecoration = {
     415: answer('Not `application/json`.', error('BAD_USER_INPUT', 'send the request as Content-Type: application/json')),
     429: answer('Per-user or per-organization rate limit.', error('RATE_LIMITED', 'too many requests, retry later'), retryAfter),
     500: answer('A bug; details are in the server log.', error('INTERNAL_SERVER_ERROR', 'internal error')),
-    503: answer('The database is unreachable.', error('UNAVAILABLE', 'the service is temporarily unavailable, retry later'), retryAfter),
+    503: answer(
+      'The database is unreachable, or this instance is at `MAX_IN_FLIGHT` (load shedding).',
+      error('UNAVAILABLE', 'the service is temporarily unavailable, retry later'),
+      retryAfter
+    ),
   },
 }
