@@ -71,6 +71,10 @@ describe('load shedding (MAX_IN_FLIGHT)', () => {
       expect(body.error.code).toBe('unavailable')
       expect(body.error.message).toContain('this credential')
       expect(body.error.request_id).toBe(refused.headers.get('x-request-id')!)
+      // The access log has it, so an operator can count refusals.
+      await until(() => h.logs.some((line) => line.includes(body.error.request_id)))
+      const logged = JSON.parse(h.logs.find((line) => line.includes(body.error.request_id))!)
+      expect(logged).toMatchObject({ msg: 'request', route: '/v1/ingest', status: 503 })
 
       // Another organization still gets in, up to the bound…
       held.push(sessionRead(h.b.secretKey), sessionRead(h.b.publicKey))
