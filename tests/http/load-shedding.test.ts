@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { Admission } from '../../src/server/http/admission'
+import { Admission, QUEUE_MS } from '../../src/server/http/admission'
 import { createHarness, type Harness } from '../helpers/harness'
 import { makeBatch, rowCounts, withKey } from '../ingest/support'
 
@@ -61,6 +61,8 @@ describe('load shedding (MAX_IN_FLIGHT)', () => {
       // Org A fills its half of the slots.
       const held = [ingestRequest(h.a.secretKey, makeBatch(h)), ingestRequest(h.a.secretKey, makeBatch(h))]
       await until(() => gate.inFlight === 2)
+      // A full scope is a queue once its oldest request has waited QUEUE_MS (younger, it is a burst).
+      await Bun.sleep(QUEUE_MS + 20)
 
       // A third request with A's key is refused at once; nothing of it is stored.
       const refusedBatch = makeBatch(h)
@@ -79,6 +81,7 @@ describe('load shedding (MAX_IN_FLIGHT)', () => {
       // Another organization still gets in, up to the bound…
       held.push(sessionRead(h.b.secretKey), sessionRead(h.b.publicKey))
       await until(() => gate.inFlight === MAX)
+      await Bun.sleep(QUEUE_MS + 20)
 
       // …past which everybody is refused, except liveness and readiness.
       const full = await sessionRead(h.b.secretKey)
@@ -178,11 +181,37 @@ describe('Admission', () => {
     expect(gate.inFlight).toBe(0)
   })
 
+  it('refuses only a queue that stands: a full scope whose oldest request is younger than QUEUE_MS is a burst', () => {
+    let now = 0
+    const gate = new Admission(4, () => now)
+    const a = [new Request('http://x/1'), new Request('http://x/2')]
+    for (const r of a) gate.admit(r, 'a')
+    // A's half is full, but young: a burst or a short stall, admitted.
+    now = QUEUE_MS - 1
+    expect(gate.refusal('a')).toBeNull()
+    now = QUEUE_MS
+    expect(gate.refusal('a')).toContain('this credential')
+    expect(gate.refusal('b')).toBeNull()
+    // The oldest answered: the next one's age decides.
+    gate.admit(new Request('http://x/3'), 'a')
+    gate.release(a[0]!)
+    gate.release(a[1]!)
+    expect(gate.refusal('a')).toBeNull()
+    gate.admit(new Request('http://x/4'), 'b')
+    gate.admit(new Request('http://x/5'), 'b')
+    gate.admit(new Request('http://x/6'), 'c')
+    now += QUEUE_MS - 1
+    expect(gate.refusal('d')).toBeNull()
+    now += 1
+    expect(gate.refusal('d')).toContain('over capacity')
+  })
+
   it('a request that never released stops counting after a minute, so a leak cannot refuse every request for good', () => {
     let now = 0
     const gate = new Admission(2, () => now)
     gate.admit(new Request('http://x/1'), 'a')
     gate.admit(new Request('http://x/2'), 'b')
+    now = QUEUE_MS
     expect(gate.refusal('c')).toContain('over capacity')
     now = 59_000
     expect(gate.refusal('c')).toContain('over capacity')

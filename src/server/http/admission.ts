@@ -8,13 +8,21 @@ const EXEMPT = new Set(['/health', '/ready'])
 /** A request still counted after this long has lost its answer somewhere; it stops counting (see `sweep`). */
 const STALE_MS = 60_000
 
-type Admitted = { credential: string; at: number }
+/**
+ * How long the oldest request of a full scope must have been in work before new ones are refused: a
+ * full scope whose requests are all younger is a burst or a short stall, which drains by itself.
+ */
+export const QUEUE_MS = 100
+
+/** Requests in work and when each was admitted, oldest first (a Map keeps insertion order). */
+type Slots = Map<Request, number>
 
 /**
  * Load shedding. Past capacity nothing else refuses work: every request joins an open-ended queue
  * (measured at 600 req/s of the soak's mix: p50 9 s in the first minute, 80 s by the fifth, /health
  * too). So this instance counts the requests it is working on, and while `maxInFlight` are, or half
- * of that for one credential, it answers new ones `503 unavailable` with `Retry-After: 1` at once,
+ * of that for one credential, and the oldest of them has been in work for QUEUE_MS or more (a queue
+ * that stands, not a burst), it answers new ones `503 unavailable` with `Retry-After: 1` at once,
  * before they cost a body parse, a credential lookup or an Idempotency-Key claim. Those they would
  * have queued behind keep their latency; the SDK retries after Retry-After.
  *
@@ -26,8 +34,9 @@ type Admitted = { credential: string; at: number }
  * then refused by authentication as usual.
  */
 export class Admission {
-  private readonly admitted = new Map<Request, Admitted>()
-  private readonly perCredential = new Map<string, number>()
+  private readonly admitted = new Map<Request, string>()
+  private readonly all: Slots = new Map()
+  private readonly perCredential = new Map<string, Slots>()
   /** Requests refused since start (for tests and the log). */
   shed = 0
 
@@ -37,47 +46,59 @@ export class Admission {
   ) {}
 
   get inFlight(): number {
-    return this.admitted.size
+    return this.all.size
   }
 
   /** Why a new request with this credential must be refused now, or null. */
   refusal(credential: string): string | null {
     if (this.maxInFlight <= 0) return null
-    if (this.admitted.size >= this.maxInFlight) this.sweep()
-    if (this.admitted.size >= this.maxInFlight) return 'the service is over capacity; retry shortly'
-    if ((this.perCredential.get(credential) ?? 0) >= this.perCredentialMax)
+    const now = this.now()
+    this.sweep(now)
+    if (standing(this.all, this.maxInFlight, now)) return 'the service is over capacity; retry shortly'
+    const mine = this.perCredential.get(credential)
+    if (mine && standing(mine, Math.max(1, Math.floor(this.maxInFlight / 2)), now))
       return 'too many requests with this credential are being processed at once; retry shortly'
     return null
   }
 
   admit(request: Request, credential: string): void {
     if (this.maxInFlight <= 0 || this.admitted.has(request)) return
-    this.admitted.set(request, { credential, at: this.now() })
-    this.perCredential.set(credential, (this.perCredential.get(credential) ?? 0) + 1)
+    const at = this.now()
+    this.admitted.set(request, credential)
+    this.all.set(request, at)
+    let mine = this.perCredential.get(credential)
+    if (!mine) this.perCredential.set(credential, (mine = new Map()))
+    mine.set(request, at)
   }
 
   release(request: Request): void {
-    const entry = this.admitted.get(request)
-    if (!entry) return
+    const credential = this.admitted.get(request)
+    if (credential === undefined) return
     this.admitted.delete(request)
-    const left = this.perCredential.get(entry.credential)! - 1
-    if (left > 0) this.perCredential.set(entry.credential, left)
-    else this.perCredential.delete(entry.credential)
-  }
-
-  private get perCredentialMax(): number {
-    return Math.max(1, Math.floor(this.maxInFlight / 2))
+    this.all.delete(request)
+    const mine = this.perCredential.get(credential)!
+    mine.delete(request)
+    if (mine.size === 0) this.perCredential.delete(credential)
   }
 
   /**
-   * Drops entries older than STALE_MS. Every answered request is released by the after-response hook;
-   * this only bounds the harm if some path ever skipped it (a leak would otherwise shed every request
-   * for good). It runs only when the instance is full, so it costs nothing below capacity.
+   * Drops entries older than STALE_MS, oldest first, so it stops at the first younger one. Every
+   * answer releases its request; this only bounds the harm if some path ever skipped that (a leak
+   * would otherwise refuse requests for good).
    */
-  private sweep(): void {
-    const cutoff = this.now() - STALE_MS
-    for (const [request, entry] of this.admitted) if (entry.at < cutoff) this.release(request)
+  private sweep(now: number): void {
+    for (const [request, at] of this.all) {
+      if (now - at < STALE_MS) return
+      this.release(request)
+    }
   }
+}
+
+/** A scope is full and its oldest request has waited long enough for the rest to be a queue. */
+function standing(slots: Slots, max: number, now: number): boolean {
+  if (slots.size < max) return false
+  const oldest = slots.values().next().value as number
+  return now - oldest >= QUEUE_MS
 }
 
 /** The credential a request presents, as sent (no lookup): the API key, else the Authorization header. */
