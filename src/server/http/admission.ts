@@ -37,9 +37,6 @@ export class Admission {
   private readonly admitted = new Map<Request, string>()
   private readonly all: Slots = new Map()
   private readonly perCredential = new Map<string, Slots>()
-  /** Requests refused since start (for tests and the log). */
-  shed = 0
-
   constructor(
     readonly maxInFlight: number,
     private readonly now: () => number = () => performance.now()
@@ -122,7 +119,6 @@ export function loadShedding(gate: Admission) {
         if (EXEMPT.has(path)) return
         const reason = gate.refusal(credentialOf(request))
         if (reason === null) return
-        gate.shed++
         // /graphql answers in GraphQL's shape, as it does for a database outage (API.md).
         if (path === '/graphql') return graphqlErrorResponse(request, 503, 'UNAVAILABLE', reason, { 'retry-after': '1' })
         throw new ApiError('unavailable', reason, undefined, { 'retry-after': '1' })
