@@ -115,6 +115,35 @@ describe('load shedding (MAX_IN_FLIGHT)', () => {
     await until(() => gate.inFlight === 0)
   })
 
+  it("a beacon's ?key= is its credential: one tenant's beacons fill their own half, not every tenant's", async () => {
+    const gate = h.deps.admission
+    const beacon = (key: string) =>
+      h.app.handle(
+        new Request(`http://localhost/v1/ingest?key=${key}`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain;charset=UTF-8' },
+          body: JSON.stringify(makeBatch(h)),
+        })
+      )
+    const release = await holdDatabase()
+    try {
+      const held = [beacon(h.a.publicKey), beacon(h.a.publicKey)]
+      await until(() => gate.inFlight === 2)
+      await Bun.sleep(QUEUE_MS + 20)
+      const refused = await beacon(h.a.publicKey)
+      expect(refused.status).toBe(503)
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('this credential')
+      // B's beacons are another credential, though neither sends a header.
+      held.push(beacon(h.b.publicKey))
+      await until(() => gate.inFlight === 3)
+      await release()
+      expect((await Promise.all(held)).map((r) => r.status)).toEqual([202, 202, 202])
+    } finally {
+      await release()
+    }
+    await until(() => gate.inFlight === 0)
+  })
+
   it('a slow upload holds no slot: a request counts once its body has been read', async () => {
     const gate = h.deps.admission
     let push!: ReadableStreamDefaultController<Uint8Array>

@@ -98,9 +98,18 @@ function standing(slots: Slots, max: number, now: number): boolean {
   return now - oldest >= QUEUE_MS
 }
 
-/** The credential a request presents, as sent (no lookup): the API key, else the Authorization header. */
+/**
+ * The credential a request presents, as sent (no lookup): the API key, the Authorization header, or the
+ * public key of a `navigator.sendBeacon` batch (`?key=`; without it every tenant's beacons would share
+ * the anonymous half).
+ */
 function credentialOf(request: Request): string {
-  return request.headers.get('x-api-key') ?? request.headers.get('authorization') ?? ''
+  const header = request.headers.get('x-api-key') ?? request.headers.get('authorization')
+  if (header !== null) return header
+  const url = request.url
+  const query = url.indexOf('?')
+  if (query < 0) return ''
+  return `key:${new URLSearchParams(url.slice(query + 1)).get('key') ?? ''}`
 }
 
 function pathOf(request: Request): string {
