@@ -14,8 +14,10 @@ const STALE_MS = 60_000
  */
 export const QUEUE_MS = 100
 
-/** Requests in work and when each was admitted, oldest first (a Map keeps insertion order). */
-type Slots = Map<Request, number>
+type Admitted = { credential: string; at: number }
+
+/** Requests in work, oldest first (a Map keeps insertion order); one entry object per request, shared by both scopes. */
+type Slots = Map<Request, Admitted>
 
 /**
  * Load shedding. Past capacity nothing else refuses work: every request joins an open-ended queue
@@ -28,13 +30,12 @@ type Slots = Map<Request, number>
  *
  * What counts: a request from when its body has been read (Elysia's transform) until its answer is
  * out, so a slow upload holds no slot (counting from the first byte would let anyone with slow
- * connections refuse everybody else). Why a cap per credential (the X-API-Key or Authorization
- * header as sent, so before any lookup): one tenant's burst fills at most half of the slots and never
+ * connections refuse everybody else). Why a cap per credential (as sent, so before any lookup:
+ * `credentialOf`): one tenant's burst fills at most half of the slots and never
  * gets another tenant refused. A credential nobody holds gets a slot like any other; its request is
  * then refused by authentication as usual.
  */
 export class Admission {
-  private readonly admitted = new Map<Request, string>()
   private readonly all: Slots = new Map()
   private readonly perCredential = new Map<string, Slots>()
   constructor(
@@ -59,23 +60,21 @@ export class Admission {
   }
 
   admit(request: Request, credential: string): void {
-    if (this.maxInFlight <= 0 || this.admitted.has(request)) return
-    const at = this.now()
-    this.admitted.set(request, credential)
-    this.all.set(request, at)
+    if (this.maxInFlight <= 0 || this.all.has(request)) return
+    const entry = { credential, at: this.now() }
+    this.all.set(request, entry)
     let mine = this.perCredential.get(credential)
     if (!mine) this.perCredential.set(credential, (mine = new Map()))
-    mine.set(request, at)
+    mine.set(request, entry)
   }
 
   release(request: Request): void {
-    const credential = this.admitted.get(request)
-    if (credential === undefined) return
-    this.admitted.delete(request)
+    const entry = this.all.get(request)
+    if (!entry) return
     this.all.delete(request)
-    const mine = this.perCredential.get(credential)!
+    const mine = this.perCredential.get(entry.credential)!
     mine.delete(request)
-    if (mine.size === 0) this.perCredential.delete(credential)
+    if (mine.size === 0) this.perCredential.delete(entry.credential)
   }
 
   /**
@@ -84,7 +83,7 @@ export class Admission {
    * would otherwise refuse requests for good).
    */
   private sweep(now: number): void {
-    for (const [request, at] of this.all) {
+    for (const [request, { at }] of this.all) {
       if (now - at < STALE_MS) return
       this.release(request)
     }
@@ -94,8 +93,8 @@ export class Admission {
 /** A scope is full and its oldest request has waited long enough for the rest to be a queue. */
 function standing(slots: Slots, max: number, now: number): boolean {
   if (slots.size < max) return false
-  const oldest = slots.values().next().value as number
-  return now - oldest >= QUEUE_MS
+  const oldest = slots.values().next().value as Admitted
+  return now - oldest.at >= QUEUE_MS
 }
 
 /**
@@ -121,19 +120,26 @@ function pathOf(request: Request): string {
 
 /** The pipeline's shedding step: refuse in onRequest, count from transform, release with the answer. */
 export function loadShedding(gate: Admission) {
+  // The credential of each request let through, read once in onRequest for transform to count it under.
+  const passed = new WeakMap<Request, string>()
   return (
     new Elysia({ name: 'http-admission' })
       .onRequest(({ request }) => {
         const path = pathOf(request)
         if (EXEMPT.has(path)) return
-        const reason = gate.refusal(credentialOf(request))
-        if (reason === null) return
+        const credential = credentialOf(request)
+        const reason = gate.refusal(credential)
+        if (reason === null) {
+          passed.set(request, credential)
+          return
+        }
         // /graphql answers in GraphQL's shape, as it does for a database outage (API.md).
         if (path === '/graphql') return graphqlErrorResponse(request, 503, 'UNAVAILABLE', reason, { 'retry-after': '1' })
         throw new ApiError('unavailable', reason, undefined, { 'retry-after': '1' })
       })
       .onTransform({ as: 'global' }, ({ request }) => {
-        if (!EXEMPT.has(pathOf(request))) gate.admit(request, credentialOf(request))
+        const credential = passed.get(request)
+        if (credential !== undefined) gate.admit(request, credential)
       })
       // Released as soon as the answer exists; after-response (run on a later turn of the event loop, and
       // for every answer) releases whatever those two missed.
