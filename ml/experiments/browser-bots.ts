@@ -1,0 +1,264 @@
+// Bot tools driven in a real browser, judged by the real service: the generator families of
+// ml/generators play a library's points the way we assume Chrome and CDP deliver them; here the
+// same libraries (and Playwright's own mouse) move Debian's Chromium on the demo page, the SDK
+// records what the page really saw, and GET /v1/session judges it. It measures whether the
+// simulated delivery holds, and what the service answers these tools as a customer's site meets
+// them. docs/scoring.md, "Bot tools in a real browser", has the table.
+//   N=20 TOOLS=playwright_steps,ghost_cursor npx bun run ml/experiments/browser-bots.ts
+// Needs Chromium (scripts/ci-browser.sh). SAVE=/tmp/dir keeps each session's stored signals.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Bezier } from 'bezier-js'
+import { path as ghostPath } from 'ghost-cursor'
+import { createCursor } from 'ghost-cursor-playwright'
+import type { CDPSession, Page } from 'playwright-core'
+import type { Signal } from '../../src/scoring/signals'
+import { storedBatches } from '../../tests/helpers/stored-signals'
+import { findChromium, launchChromium, startServer } from '../../tests/e2e/support'
+import { EASINGS, type EasingName } from '../generators/humanizer'
+import { windMouseNpm } from '../generators/windmouse'
+import { createRng, deriveSeed, type Rng } from '../synth/prng'
+
+type Pt = { x: number; y: number }
+export type BrowserTool = { name: string; what: string; run(page: Page, rng: Rng): Promise<void> }
+
+const TARGETS = ['#demo-name', '#demo-notes', '#scroll-area', '#check']
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function boxOf(page: Page, selector: string) {
+  const b = await page.locator(selector).boundingBox()
+  if (!b) throw new Error(`no box for ${selector}`)
+  return b
+}
+
+/** the targets of one visit: fields and boxes of the demo page, now and then a random spot (hover only) */
+async function plan(page: Page, rng: Rng): Promise<{ at: Pt; click: boolean; selector: string | null }[]> {
+  const steps: { at: Pt; click: boolean; selector: string | null }[] = []
+  for (let i = 0, n = rng.int(5, 8); i < n; i++) {
+    if (rng.chance(0.25)) {
+      steps.push({ at: { x: rng.uniform(40, 1200), y: rng.uniform(40, 680) }, click: false, selector: null })
+      continue
+    }
+    const selector = rng.pick(TARGETS.slice(0, 3))
+    const b = await boxOf(page, selector)
+    const at = { x: b.x + b.width * rng.uniform(0.2, 0.8), y: b.y + Math.min(b.height, 120) * rng.uniform(0.2, 0.8) }
+    steps.push({ at, click: selector !== '#scroll-area' || rng.chance(0.3), selector })
+  }
+  return steps
+}
+
+const wait = (rng: Rng) => sleep(rng.uniform(250, 1500))
+
+/** wheel ticks over the scroll box, as a script scrolls a region it hovers */
+async function maybeScroll(page: Page, rng: Rng, selector: string | null) {
+  if (selector !== '#scroll-area' || !rng.chance(0.6)) return
+  for (let i = 0, n = rng.int(2, 6); i < n; i++) {
+    await page.mouse.wheel(0, 100)
+    await sleep(rng.uniform(30, 200))
+  }
+}
+
+async function cdpMove(cdp: CDPSession, p: Pt & { timestamp?: number }) {
+  await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, ...(p.timestamp ? { timestamp: p.timestamp } : {}) })
+}
+async function cdpClick(cdp: CDPSession, p: Pt, holdMs: number) {
+  await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: p.x, y: p.y, button: 'left', clickCount: 1 })
+  if (holdMs > 0) await sleep(holdMs)
+  await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: p.x, y: p.y, button: 'left', clickCount: 1 })
+}
+
+export const BROWSER_TOOLS: readonly BrowserTool[] = [
+  {
+    name: 'playwright_steps',
+    what: "Playwright's page.mouse.move(x, y, { steps: 5–40 }) to each target, page.mouse.down/up",
+    async run(page, rng) {
+      let at = { x: rng.uniform(100, 1100), y: rng.uniform(100, 600) }
+      await page.mouse.move(at.x, at.y)
+      for (const s of await plan(page, rng)) {
+        await page.mouse.move(s.at.x, s.at.y, { steps: rng.int(5, 40) })
+        at = s.at
+        if (s.click) {
+          await page.mouse.down()
+          await page.mouse.up()
+        }
+        await maybeScroll(page, rng, s.selector)
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'ghost_cursor',
+    what: "ghost-cursor@1.4.2's path() (its own points), each point one awaited CDP Input.dispatchMouseEvent as GhostCursor.tracePath sends it; press and release by CDP",
+    async run(page, rng) {
+      const cdp = await page.context().newCDPSession(page)
+      let at = { x: rng.uniform(100, 1100), y: rng.uniform(100, 600) }
+      await cdpMove(cdp, at)
+      for (const s of await plan(page, rng)) {
+        for (const v of ghostPath(at, s.at)) await cdpMove(cdp, v)
+        at = s.at
+        if (s.click) await cdpClick(cdp, at, 0)
+        await maybeScroll(page, rng, s.selector)
+        await sleep(rng.uniform(0, 2000))
+      }
+      await cdp.detach()
+    },
+  },
+  {
+    name: 'ghost_cursor_playwright',
+    what: "ghost-cursor-playwright@2.1.0's own Cursor on the page: cursor.actions.click({ target }) or move, its defaults",
+    async run(page, rng) {
+      const cursor = await createCursor(page)
+      for (const s of await plan(page, rng)) {
+        if (s.click) await cursor.actions.click({ target: s.at, waitBetweenClick: [20, 50] })
+        else await cursor.actions.move(s.at)
+        await maybeScroll(page, rng, s.selector)
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'windmouse_npm',
+    what: "windmouse@1.0.5's points (settings as its README draws them), each awaited page.mouse.move after the step's wait",
+    async run(page, rng) {
+      let at = { x: Math.round(rng.uniform(100, 1100)), y: Math.round(rng.uniform(100, 600)) }
+      await page.mouse.move(at.x, at.y)
+      for (const s of await plan(page, rng)) {
+        const end = { x: Math.round(s.at.x), y: Math.round(s.at.y) }
+        const points = windMouseNpm(() => rng.next(), {
+          startX: at.x,
+          startY: at.y,
+          endX: end.x,
+          endY: end.y,
+          gravity: rng.int(1, 10),
+          wind: rng.int(1, 10),
+          minWait: 2,
+          maxWait: rng.int(1, 5),
+          maxStep: rng.int(1, 3),
+          targetArea: rng.int(1, 10),
+        })
+        let waited = 0
+        for (const [x, y, w] of points) {
+          if (w > waited) await sleep(w - waited)
+          waited = w
+          await page.mouse.move(x, y)
+        }
+        at = end
+        if (s.click) {
+          await page.mouse.down()
+          await page.mouse.up()
+        }
+        await maybeScroll(page, rng, s.selector)
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'humanizer_bezier',
+    what: 'a cubic Bézier (bezier-js) with random control points, an easing over 0.5–2 s, a setTimeout loop sending 1–4 points per 16 ms frame by page.mouse.move',
+    async run(page, rng) {
+      const easing = EASINGS[rng.pick(Object.keys(EASINGS).filter((n) => n !== 'linear') as EasingName[])]
+      const perFrame = rng.int(1, 4)
+      let at = { x: rng.uniform(100, 1100), y: rng.uniform(100, 600) }
+      await page.mouse.move(at.x, at.y)
+      for (const s of await plan(page, rng)) {
+        const dx = s.at.x - at.x
+        const dy = s.at.y - at.y
+        const len = Math.hypot(dx, dy) || 1
+        const side = rng.chance(0.5) ? 1 : -1
+        const c = (f: number) => ({
+          x: at.x + dx * f - (dy / len) * side * rng.uniform(0.05, 0.4) * len,
+          y: at.y + dy * f + (dx / len) * side * rng.uniform(0.05, 0.4) * len,
+        })
+        const curve = new Bezier(at, c(rng.uniform(0.15, 0.45)), c(rng.uniform(0.55, 0.85)), s.at)
+        const duration = rng.uniform(500, 2000)
+        const start = performance.now()
+        for (;;) {
+          const u = Math.min(1, (performance.now() - start) / duration)
+          for (let i = 0; i < perFrame; i++) {
+            const p = curve.get(easing(Math.min(1, u + (i * 16) / perFrame / duration)))
+            await page.mouse.move(p.x, p.y)
+          }
+          if (u >= 1) break
+          await sleep(16)
+        }
+        at = s.at
+        if (s.click) {
+          await page.mouse.down()
+          await sleep(rng.uniform(40, 160))
+          await page.mouse.up()
+        }
+        await maybeScroll(page, rng, s.selector)
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'playwright_click',
+    what: "Playwright's locator.click() on each target (one move to the element, then press and release), page.mouse.wheel in the box",
+    async run(page, rng) {
+      for (const s of await plan(page, rng)) {
+        if (s.selector) await page.locator(s.selector).click({ position: { x: 10, y: 10 } })
+        else await page.mouse.move(s.at.x, s.at.y)
+        await maybeScroll(page, rng, s.selector)
+        await wait(rng)
+      }
+    },
+  },
+]
+
+type Judged = { verdict: string; hcs: number; reasons: string[] }
+
+async function main() {
+  const chromium = findChromium()
+  if (!chromium) throw new Error('Chromium is needed: bash scripts/ci-browser.sh')
+  const n = Number(process.env.N ?? 20)
+  const names = process.env.TOOLS?.split(',') ?? BROWSER_TOOLS.map((t) => t.name)
+  const save = process.env.SAVE
+  if (save) mkdirSync(save, { recursive: true })
+  const server = await startServer()
+  const browser = await launchChromium(chromium)
+  try {
+    for (const tool of BROWSER_TOOLS.filter((t) => names.includes(t.name))) {
+      const results: Judged[] = []
+      const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
+      for (let i = 0; i < n; i++) {
+        const rng = createRng(deriveSeed(20261127, `browser:${tool.name}`, i))
+        const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
+        const page = await context.newPage()
+        await page.goto(`${server.url}/demo`)
+        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        const sessionId = (await page.textContent('#session-id'))!
+        await tool.run(page, rng)
+        await page.evaluate(async (key) => {
+          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+          await w.BSS.init({ publicKey: key }).flush()
+        }, server.demo.public_key)
+        await context.close()
+        const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
+        const judged = (await res.json()) as Judged
+        results.push(judged)
+        const signals: Signal[] = (await storedBatches(server.deps.db.sql, server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])
+        const mm = signals.filter((s) => s.k === 'mm')
+        moves.events += mm.length
+        moves.coalesced += mm.filter((s) => (s.n ?? 1) > 1).length
+        for (let j = 1; j < mm.length; j++) if (mm[j].t - mm[j - 1].t < 100) moves.gaps.push(mm[j].t - mm[j - 1].t)
+        if (save) writeFileSync(join(save, `${tool.name}-${i}.json`), JSON.stringify({ tool: tool.name, judged, signals }))
+        if (process.env.VERBOSE) console.log(tool.name, i, judged.verdict, judged.hcs, judged.reasons.join(' '), mm.length)
+      }
+      const share = (v: string) => `${((100 * results.filter((r) => r.verdict === v).length) / results.length).toFixed(1)} %`
+      const hcs = results.map((r) => r.hcs).sort((a, b) => a - b)
+      const reasons = new Map<string, number>()
+      for (const r of results) if (r.verdict !== 'human_verified') for (const c of r.reasons) reasons.set(c, (reasons.get(c) ?? 0) + 1)
+      const top = [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3)
+      const gaps = moves.gaps.sort((a, b) => a - b)
+      console.log(
+        `| ${tool.name} | ${results.length} | ${share('bot')} | ${share('suspicious')} | ${share('human_verified')} | ${share('insufficient_data')} | ${hcs[hcs.length >> 1]} | ${top.map(([c, k]) => `${c} ${Math.round((100 * k) / results.length)}%`).join(', ')} | ${(moves.events / results.length).toFixed(0)} | ${((100 * moves.coalesced) / Math.max(1, moves.events)).toFixed(1)} % | ${(gaps[gaps.length >> 1] ?? 0).toFixed(2)} ms |`
+      )
+    }
+  } finally {
+    await browser.close()
+    await server.close()
+  }
+}
+
+if (import.meta.main) await main()
