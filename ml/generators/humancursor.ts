@@ -121,4 +121,4 @@ function humanCursorScript(rng: Rng): Script {
   }
 }
 
-export const humanCursorSystem = (rng: Rng): Signal[] => runVisit(rng, humanCursorScript(rng), randomVisitOptions(rng))
+export const humanCursorSystem = (rng: Rng): Signal[] => runVisit(rng, humanCursorScript(rng), randomVisitOptions(rng, undefined, false))

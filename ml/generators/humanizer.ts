@@ -6,7 +6,7 @@
 import { Bezier } from 'bezier-js'
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Point, type Script, type Visit, authorSleep, runVisit, scriptedScroll } from './visit'
+import { type Point, type Script, type Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
 
 export const EASINGS = {
   easeInOutQuad: (u: number) => (u < 0.5 ? 2 * u * u : 1 - (-2 * u + 2) ** 2 / 2),
@@ -109,5 +109,5 @@ function humanizerScript(rng: Rng): Script {
   }
 }
 
-/** points of a timer loop reach the page once per animation frame, several coalesced */
-export const humanizerBezier = (rng: Rng): Signal[] => runVisit(rng, humanizerScript(rng))
+/** points of a timer loop (not awaited one by one) reach the page once per animation frame, several coalesced */
+export const humanizerBezier = (rng: Rng): Signal[] => runVisit(rng, humanizerScript(rng), randomVisitOptions(rng, undefined, false))

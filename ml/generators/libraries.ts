@@ -90,7 +90,10 @@ function ghostCursorScript(rng: Rng, useTimestamps: boolean): Script {
     if (!points.length) return
     if (useTimestamps) {
       const t0 = points[0]!.timestamp ?? 0
-      visit.playTimed(points.map((p) => ({ x: p.x, y: p.y, t: (p.timestamp ?? t0) - t0 + rtt() })))
+      visit.playTimed(
+        points.map((p) => ({ x: p.x, y: p.y, t: (p.timestamp ?? t0) - t0 + rtt() })),
+        true
+      )
     } else visit.playPath(points, rtt)
   }
   return {

@@ -338,7 +338,7 @@ const polygonVertex =
  */
 export function naturalMouseVisit(rng: Rng): Signal[] {
   const script = naturalMouseScript(rng)
-  const opts = randomVisitOptions(rng)
+  const opts = randomVisitOptions(rng, undefined, false)
   if (script.drag === 0) return runVisit(rng, script, opts)
   return runVisit(
     rng,
@@ -387,7 +387,7 @@ export function naturalMouseVisit(rng: Rng): Signal[] {
  * but these long strokes of pointing movements with the button held.
  */
 export function naturalMouseDrawing(rng: Rng): Signal[] {
-  const visit = new Visit(rng, randomVisitOptions(rng))
+  const visit = new Visit(rng, randomVisitOptions(rng, undefined, false))
   const nature = rng.chance(0.5) ? randomNature(rng, 'fast_gamer') : randomNature(rng)
   const slack = sleepSlack(rng)
   const { w, h } = visit.viewport

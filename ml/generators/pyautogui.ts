@@ -59,7 +59,7 @@ function pyautoguiScript(rng: Rng): Script {
   }
 }
 
-export const pyautoguiTween = (rng: Rng): Signal[] => runVisit(rng, pyautoguiScript(rng))
+export const pyautoguiTween = (rng: Rng): Signal[] => runVisit(rng, pyautoguiScript(rng), randomVisitOptions(rng, undefined, false))
 
 /** pytweening's Circ easings, which the drawing script below also picks */
 const easeOutCirc = (u: number) => Math.sqrt(1 - (u - 1) ** 2)
@@ -76,7 +76,7 @@ const easeInOutCirc = (u: number) => (u < 0.5 ? -0.5 * (Math.sqrt(1 - 4 * u * u)
  * One to four circles per visit, the export button pressed by Selenium between them (no pointer event).
  */
 export function pyautoguiDrawing(rng: Rng): Signal[] {
-  const visit = new Visit(rng, randomVisitOptions(rng))
+  const visit = new Visit(rng, randomVisitOptions(rng, undefined, false))
   const late = () => rng.uniform(0.05, 1.5)
   const circles = rng.int(1, 4)
   for (let c = 0; c < circles && !visit.full; c++) {

@@ -1,14 +1,18 @@
 // A page visit driven by a bot script: the browser page, the clock, and how the
 // points a library computes reach the page as events. A script moves to
 // targets, clicks, scrolls and types, with the random sleeps bot authors put
-// between actions. Pointer points reach the page in one of two ways:
-//  - `each`: every dispatched point is its own pointermove (CDP
-//    Input.dispatchMouseEvent awaited one by one; the gap is the round trip or
-//    the script's sleep);
-//  - `frames`: Chrome aligns pointermove to animation frames, so points
-//    dispatched within one frame arrive as one event carrying the number of
-//    coalesced points `n` and the time of the last one.
-// These delivery models are assumptions about Chrome, not measurements.
+// between actions. Pointer points reach the page in one of three ways:
+//  - `awaited`: CDP Input.dispatchMouseEvent awaited one by one, as Puppeteer,
+//    Playwright and ghost-cursor send moves. Chrome answers a move once the
+//    page has handled it, at its next animation frame, so every point is its
+//    own pointermove (`n` = 1) and points come one frame apart however short
+//    the script's sleep (measured in Chromium 156: ml/experiments/browser-bots.ts,
+//    median gap 16.6–16.7 ms for every tool, the interquartile range 16.1–17.2);
+//  - `frames`: points dispatched without waiting for each other (a timer loop,
+//    or the OS cursor) are coalesced into one pointermove per frame carrying
+//    the number of points `n` and the time of the last one;
+//  - `each`: every dispatched point is its own pointermove at its own time (a
+//    driver or browser that does not hold moves for a frame; an assumption).
 import type { KeyClass, Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 import { clamp } from './random'
@@ -18,7 +22,7 @@ export type Point = { x: number; y: number }
 export type Box = { x: number; y: number; width: number; height: number }
 export type TimedPoint = Point & { t: number }
 
-export type Delivery = { kind: 'each' } | { kind: 'frames'; frameMs: number; phase: number }
+export type Delivery = { kind: 'each' } | { kind: 'frames' | 'awaited'; frameMs: number; phase: number }
 
 export type VisitOptions = {
   delivery: Delivery
@@ -38,11 +42,16 @@ const VIEWPORTS = [
   { w: 800, h: 600 },
 ] as const
 
-/** the browser set-ups bot scripts run in: mostly Chrome (CDP), headless or not */
-export function randomVisitOptions(rng: Rng, delivery?: Delivery['kind']): VisitOptions {
-  const kind = delivery ?? (rng.chance(0.65) ? 'frames' : 'each')
+/**
+ * the browser set-ups bot scripts run in: mostly Chrome, headless or not. `awaits`: a driver
+ * dispatches each point and waits for it (awaited, else coalesced or each on its own); otherwise a
+ * timer loop or a tool moving the system cursor sends points without waiting (coalesced per frame or not).
+ */
+export function randomVisitOptions(rng: Rng, delivery?: Delivery['kind'], awaits = true): VisitOptions {
+  const u = delivery ? 0 : rng.next()
+  const kind = delivery ?? (!awaits ? (u < 0.65 ? 'frames' : 'each') : u < 0.45 ? 'awaited' : u < 0.85 ? 'frames' : 'each')
   return {
-    delivery: kind === 'frames' ? { kind, frameMs: 1000 / rng.pick([60, 60, 60, 75, 120, 144]), phase: rng.uniform(0, 16) } : { kind },
+    delivery: kind === 'each' ? { kind } : { kind, frameMs: 1000 / rng.pick([60, 60, 60, 75, 120, 144]), phase: rng.uniform(0, 16) },
     clockMs: rng.pick([0.1, 0.1, 0.1, 1]),
     sc: rng.chance(0.3),
     viewport: rng.pick(VIEWPORTS),
@@ -94,8 +103,8 @@ export class Visit {
     this.events.push(this.opts.sc && e.x !== undefined ? { ...e, sc: 1 } : e)
   }
 
-  /** one pointer point reaches the browser at time `t` */
-  private dispatch(p: Point, t: number): void {
+  /** one pointer point reaches the browser at time `t` (with the event time `stamp` when the driver sets one) */
+  private dispatch(p: Point, t: number, stamp?: number): void {
     this.t = t
     this.pos = p
     // a pointer outside the viewport (an overshoot past the edge) sends the page nothing
@@ -103,6 +112,12 @@ export class Visit {
     const d = this.opts.delivery
     if (d.kind === 'each') {
       this.emit({ t, k: 'mm', x: p.x, y: p.y, n: 1 })
+      return
+    }
+    if (d.kind === 'awaited') {
+      this.emit({ t: stamp ?? t, k: 'mm', x: p.x, y: p.y, n: 1 })
+      // the await returns after the page's next frame has handled the move
+      this.t = d.phase + Math.ceil((t + 0.5 - d.phase) / d.frameMs) * d.frameMs + this.rng.uniform(0.1, 1)
       return
     }
     if (this.pending && t > this.frameEnd) this.flushFrame()
@@ -129,14 +144,17 @@ export class Visit {
     this.flushFrame()
   }
 
-  /** points dispatched at their own times, ms relative to now */
-  playTimed(points: readonly TimedPoint[]): void {
+  /**
+   * points dispatched at their own times, ms relative to now (or later, when an awaited dispatch is still
+   * under way); `stamped`: the driver sets each event's time to the point's own (CDP's `timestamp`)
+   */
+  playTimed(points: readonly TimedPoint[], stamped = false): void {
     const start = this.t
     let last = start
     for (const p of points) {
       if (this.full) break
-      last = Math.max(last, start + p.t)
-      this.dispatch(p, last)
+      last = Math.max(last, this.t, start + p.t)
+      this.dispatch(p, last, stamped ? start + p.t : undefined)
     }
     this.flushFrame()
   }

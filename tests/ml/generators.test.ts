@@ -23,6 +23,7 @@ import {
   typingFigures,
 } from '../../ml/generators'
 import { withSeededGlobals, quantile } from '../../ml/generators/random'
+import { type Delivery, Visit, randomVisitOptions } from '../../ml/generators/visit'
 import { windMouseNpm } from '../../ml/generators/windmouse'
 import { humanCursorCurve } from '../../ml/generators/humancursor'
 import { type Nature, movements, naturalMouseDrawing, naturalMouseMove, randomNature } from '../../ml/generators/naturalmouse'
@@ -148,6 +149,57 @@ describe('generator families', () => {
       expect(ours).toEqual(theirs as [number, number, number][])
       expect(i).toBe(j)
     }
+  })
+})
+
+describe('how points reach the page (visit.ts delivery)', () => {
+  /** 40 points 2 ms apart from a script, delivered one way; the page's pointermoves */
+  const deliver = (delivery: Delivery, stamped = false) => {
+    const visit = new Visit(createRng(9), { delivery, clockMs: 0.1, sc: false, viewport: { w: 1280, h: 720 } })
+    const start = visit.t
+    const points = Array.from({ length: 40 }, (_, i) => ({ x: 100 + 5 * i, y: 300, t: 2 * i }))
+    visit.playTimed(points, stamped)
+    return { start, moves: visit.finish().filter((e) => e.k === 'mm'), end: visit.t }
+  }
+  const gaps = (moves: readonly Signal[]) => moves.slice(1).map((e, i) => e.t - moves[i]!.t)
+
+  it('awaited (CDP moves awaited one by one, as measured in Chromium): every point its own move, one frame apart', () => {
+    const { moves, end, start } = deliver({ kind: 'awaited', frameMs: 1000 / 60, phase: 3 })
+    expect(moves.length).toBe(40)
+    expect(moves.every((e) => e.n === 1)).toBe(true)
+    // the first move goes out at once; each later one after the frame that answered the one before
+    for (const g of gaps(moves).slice(1)) {
+      expect(g).toBeGreaterThan(15.5)
+      expect(g).toBeLessThan(17.8)
+    }
+    // the script waited for every move: 40 frames, not the 78 ms it asked for
+    expect(end - start).toBeGreaterThan(39 * (1000 / 60))
+  })
+
+  it("awaited with the driver's timestamps: the page sees the script's times, the script still waits a frame per move", () => {
+    const { moves, end, start } = deliver({ kind: 'awaited', frameMs: 1000 / 60, phase: 3 }, true)
+    expect(moves.length).toBe(40)
+    for (const g of gaps(moves)) expect(g).toBeCloseTo(2, 0)
+    expect(end - start).toBeGreaterThan(39 * (1000 / 60))
+  })
+
+  it('frames (a loop that does not wait): the points of one frame are one move carrying their count', () => {
+    const { moves } = deliver({ kind: 'frames', frameMs: 1000 / 60, phase: 3 })
+    expect(moves.length).toBeLessThan(8)
+    expect(moves.reduce((sum, e) => sum + (e.n ?? 1), 0)).toBe(40)
+  })
+
+  it('each: every point its own move at its own time', () => {
+    const { moves } = deliver({ kind: 'each' })
+    expect(moves.length).toBe(40)
+    for (const g of gaps(moves)) expect(g).toBeCloseTo(2, 0)
+  })
+
+  it('drivers that await their moves (CDP) are mostly awaited; a timer loop or the OS cursor never is', () => {
+    const kinds = (awaits: boolean) =>
+      Array.from({ length: 400 }, (_, i) => randomVisitOptions(createRng(deriveSeed(4, 'delivery', i)), undefined, awaits).delivery.kind)
+    expect(kinds(true).filter((k) => k === 'awaited').length).toBeGreaterThan(140)
+    expect(kinds(false)).not.toContain('awaited')
   })
 })
 
