@@ -51,6 +51,7 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
   scroll_identical_steps: 'The page was scrolled in identical steps at a fixed rhythm, like a script.',
   touch_contact_constant: 'Every touch had exactly the same size and pressure (some phones do this, so it counts only a little).',
   click_without_movement: 'The mouse clicked without ever moving, as a script’s click does.',
+  click_after_jump: 'The pointer jumped onto its target and pressed at once, most times it clicked, as a script’s element click does.',
   event_burst: 'Most input events arrived back to back within 2 ms, as when a browser is driven by automation tools.',
   pointer_dynamics_natural: 'The pointer moved the way people move it.',
   typing_rhythm_natural: 'The typing rhythm is within the range of real typists.',
@@ -194,6 +195,8 @@ export function reasonDetails(signals: readonly Signal[], reasons: readonly stri
       const t = feats().touchContact
       detail = t ? `${fmt(t.values)} touch readings, variance ${fmt(t.variance, 3)}` : null
     } else if (code === 'click_without_movement') detail = `${fmt(feats().pressesWithoutMovement)} presses, no pointer movement`
+    else if (code === 'click_after_jump')
+      detail = `${fmt(feats().presses.afterJump)} of ${fmt(feats().presses.all)} presses within 20 ms of a jump onto their spot`
     else if (code === 'event_burst') {
       const t = feats().timing
       detail = `${pct(t.burstShare)} of ${fmt(t.gaps)} gaps between input events under 2 ms`

@@ -159,6 +159,8 @@ export type SessionFeatures = {
   touchContact: { values: number; variance: number } | null
   /** mouse buttons pressed at a position with no pointer or touch movement in the whole session */
   pressesWithoutMovement: number
+  /** mouse presses, and those right after a jump onto their spot (jumpedOnto: a script's element click) */
+  presses: { all: number; afterJump: number }
 }
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -198,11 +200,15 @@ type Stroke = { t: number[]; x: number[]; y: number[]; touch: boolean }
  * would have coalesced them). A stroke ends at a button or touch start/end,
  * at a pause, or when time goes back.
  */
-function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; presses: number } {
+function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; presses: number; jumpPresses: number } {
   const strokes: Stroke[] = []
   let cur: Stroke = { t: [], x: [], y: [], touch: false }
   let moves = 0
   let presses = 0
+  let jumpPresses = 0
+  // the last two mouse moves, for presses that land right after a jump (JUMP_PRESS_*)
+  let lastMove: Signal | null = null
+  let beforeMove: Signal | null = null
   const close = () => {
     if (cur.t.length) strokes.push(cur)
     cur = { t: [], x: [], y: [], touch: false }
@@ -212,12 +218,19 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     const k = s.k
     const mouseMove = k === 'mm'
     const touch = k === 'ts' || k === 'tm' || k === 'te'
-    if (k === 'md') presses++
+    if (k === 'md') {
+      presses++
+      if (lastMove && num(s.t) && jumpedOnto(beforeMove, lastMove, s)) jumpPresses++
+    }
     if (k === 'md' || k === 'mu' || k === 'ts') close()
     if (!(mouseMove || touch) || !num(s.t) || !num(s.x) || !num(s.y)) {
       continue
     }
     moves++
+    if (mouseMove) {
+      beforeMove = lastMove
+      lastMove = s
+    }
     const n = cur.t.length
     const last = n ? cur.t[n - 1] : undefined
     if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
@@ -234,7 +247,28 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     if (k === 'te') close()
   }
   close()
-  return { strokes, moves, presses }
+  return { strokes, moves, presses, jumpPresses }
+}
+
+/** a press this soon after the move that brought the pointer… */
+export const JUMP_PRESS_MS = 20
+/** …when that move came this far from the pointer's last position… */
+export const JUMP_PRESS_PX = 30
+/** …after this long with no move: a script's element click (one move onto the target, then the press) */
+export const JUMP_PRESS_QUIET_MS = 100
+
+/**
+ * A press within JUMP_PRESS_MS of a move that arrived JUMP_PRESS_PX or more from the pointer's last
+ * position after JUMP_PRESS_QUIET_MS without a move (or as the first move): Playwright's and
+ * Puppeteer's element click. A mouse reports every frame while it moves, so a hand brings the pointer
+ * onto a target in many small steps and presses after they end.
+ */
+function jumpedOnto(before: Signal | null, last: Signal, press: Signal): boolean {
+  const t = press.t
+  if (!num(last.t) || t - last.t > JUMP_PRESS_MS || t < last.t) return false
+  if (!before) return true
+  if (!num(before.t) || !num(before.x) || !num(before.y) || !num(last.x) || !num(last.y)) return false
+  return last.t - before.t >= JUMP_PRESS_QUIET_MS && Math.hypot(last.x - before.x, last.y - before.y) >= JUMP_PRESS_PX
 }
 
 type StrokeStats = {
@@ -665,6 +699,7 @@ function pointerFeatures(
   touch: boolean
   moves: number
   presses: number
+  jumpPresses: number
   sampleMs: number
   lines: SessionFeatures['pointerLines']
   compass: SessionFeatures['pointerCompass']
@@ -673,7 +708,7 @@ function pointerFeatures(
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
 } {
-  const { strokes, moves, presses } = strokesOf(signals, from)
+  const { strokes, moves, presses, jumpPresses } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
@@ -714,7 +749,20 @@ function pointerFeatures(
   let directions = 0
   for (let b = runs.directions; b; b &= b - 1) directions++
   const compass = { runs: runs.runs, directions, share: mouse.moved > 0 ? runs.aligned / mouse.moved : 0 }
-  const measured = { strokes: stats.length, touch, moves, presses, sampleMs, lines, compass, slowRun: slow, evenRun, stepGapCv, reversals }
+  const measured = {
+    strokes: stats.length,
+    touch,
+    moves,
+    presses,
+    jumpPresses,
+    sampleMs,
+    lines,
+    compass,
+    slowRun: slow,
+    evenRun,
+    stepGapCv,
+    reversals,
+  }
   if (stats.length < MIN_STROKES) return { features: null, ...measured }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
@@ -1013,5 +1061,6 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),
     pressesWithoutMovement: ptr.moves === 0 ? ptr.presses : 0,
+    presses: { all: ptr.presses, afterJump: ptr.jumpPresses },
   }
 }

@@ -526,6 +526,58 @@ describe('presses without any movement', () => {
   })
 })
 
+describe('presses right after a jump onto their spot (an element click by Playwright or Puppeteer)', () => {
+  /** what Chromium recorded of Playwright's locator.click() (ml/experiments/browser-bots.ts): one move onto the element, the press 0.6 ms later; a few wheel ticks */
+  const session = (presses: number, clockMs = 0.1): Signal[] => {
+    const s: Signal[] = []
+    for (let i = 0; i < presses; i++) {
+      const t = 500 + 1100 * i
+      const x = 212 + (i % 2) * 180
+      const y = 497 - 90 * i
+      s.push({ t, k: 'mm', x, y }, { t: t + 0.6, k: 'md', x, y }, { t: t + 4.1, k: 'mu', x, y }, { t: t + 4.1, k: 'c', x, y })
+    }
+    const end = 500 + 1100 * presses
+    for (let i = 0; i < 6; i++) s.push({ t: end + 140 * i + (i % 3) * 37, k: 's', dy: 100 })
+    return s.map((e) => ({ ...e, t: Math.floor(e.t / clockMs) * clockMs }))
+  }
+  const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
+
+  it('three or more, most of the presses: a bot, whatever its scroll says, and the reason names it', () => {
+    const r = judge(session(4))
+    expect(r.verdict).toBe('bot')
+    expect(r.reasons).toContain('click_after_jump')
+  })
+  it('two make a session suspicious, not a bot', () => {
+    const r = judge(session(2))
+    expect(r.verdict).toBe('suspicious')
+    expect(r.reasons).toContain('click_after_jump')
+  })
+  it('a hand that brings the pointer in small steps and presses at once is not one', () => {
+    const s: Signal[] = []
+    for (let i = 0; i < 4; i++) {
+      const t0 = 500 + 1100 * i
+      for (let j = 0; j <= 20; j++) s.push({ t: t0 - 160 + 8 * j, k: 'mm', x: 100 + 9 * j + i, y: 300 + 2 * j })
+      s.push({ t: t0 + 2, k: 'md', x: 280 + i, y: 340 }, { t: t0 + 95, k: 'mu', x: 280 + i, y: 340 })
+    }
+    expect(sessionFeatures(s).presses).toEqual({ all: 4, afterJump: 0 })
+  })
+  it('on a 100 ms clock a last step and its press share a tick, so the rule does not judge', () => {
+    expect(judge(session(4, 100)).reasons).not.toContain('click_after_jump')
+  })
+  it('real people have them rarely and never as most of their presses (SapiMouse, DELBOT)', () => {
+    let presses = 0
+    let afterJump = 0
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')].filter((r) => r.label === 'human')) {
+      const p = sessionFeatures(s.signals).presses
+      presses += p.all
+      afterJump += p.afterJump
+      expect(p.afterJump / Math.max(1, p.all)).toBeLessThan(0.1)
+    }
+    expect(presses).toBeGreaterThan(20_000)
+    expect(afterJump).toBeLessThan(10)
+  })
+})
+
 describe('a touch screen’s own keyboard', () => {
   const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
   /** a tap into a field, then keys whose down and up come together when the finger lets go (gap ms between keys) */

@@ -1,0 +1,59 @@
+// Bot tools moving Chromium's cursor on the demo page, recorded by the real SDK and judged by the
+// real service (GET /v1/session with the secret key): the browser's own delivery of their moves,
+// not our model of it (ml/experiments/browser-bots.ts measures the rates; docs/scoring.md has them).
+import { describe, expect, it } from 'bun:test'
+import { BROWSER_TOOLS } from '../../ml/experiments/browser-bots'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { sessionEvidenceOf } from '../../src/scoring/evidence'
+import { MODEL } from '../../src/scoring/service'
+import { sessionFeatures } from '../../src/scoring/session-features'
+import { storedBatches } from '../helpers/stored-signals'
+import { inBrowser } from './support'
+
+inBrowser((env) => {
+  /** one visit by the tool (a seed of ml/experiments/browser-bots.ts); the service's verdict and the signals it stored */
+  async function visit(name: string, seed: number) {
+    const tool = BROWSER_TOOLS.find((t) => t.name === name)!
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 720 } })
+    try {
+      const page = await context.newPage()
+      await page.goto(`${env.server.url}/demo`)
+      await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+      const sessionId = (await page.textContent('#session-id'))!
+      await tool.run(page, createRng(deriveSeed(20261127, `browser:${name}`, seed)))
+      await page.evaluate(async (key) => {
+        const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+        await w.BSS.init({ publicKey: key }).flush()
+      }, env.server.demo.public_key)
+      const res = await fetch(`${env.server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': env.server.demo.secret_key } })
+      expect(res.status).toBe(200)
+      const result = (await res.json()) as { verdict: string; hcs: number; reasons: string[]; signals: number }
+      const signals = (await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])
+      return { result, signals }
+    } finally {
+      await context.close()
+    }
+  }
+
+  describe('bot tools in a real browser', () => {
+    it("Playwright's page.mouse.move with steps is judged a bot, for a behaviour it names", async () => {
+      const { result, signals } = await visit('playwright_steps', 1)
+      expect(result.signals).toBeGreaterThan(50)
+      // Chromium hands an awaited move to the page at its next frame: one pointermove per point (visit.ts, `awaited`)
+      expect(signals.filter((e) => e.k === 'mm').every((e) => (e.n ?? 1) === 1)).toBe(true)
+      expect(result.verdict).toBe('bot')
+      expect(result.reasons.some((r) => r.startsWith('pointer_'))).toBe(true)
+    }, 90_000)
+
+    it("Playwright's locator.click() (one move onto the element, then the press) is a bot even when its wheel ticks look natural", async () => {
+      // seed 2 passed as human_verified on its wheel ticks before the rule (m4-2026.11.16)
+      const { result, signals } = await visit('playwright_click', 2)
+      expect(result.verdict).toBe('bot')
+      const presses = sessionFeatures(signals).presses
+      expect(presses.afterJump).toBeGreaterThanOrEqual(3)
+      expect(presses.afterJump).toBeGreaterThanOrEqual(0.6 * presses.all)
+      const clicks = sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.modality === 'clicks')
+      expect(clicks.flatMap((e) => e.codes)).toContain('click_after_jump')
+    }, 90_000)
+  })
+})
