@@ -49,6 +49,17 @@ async function plan(page: Page, rng: Rng): Promise<{ at: Pt; click: boolean; sel
 
 const wait = (rng: Rng) => sleep(rng.uniform(250, 1500))
 
+/** at the target: Playwright's press and release (held holdMs), wheel ticks in the scroll box, the script's pause */
+async function pressScrollWait(page: Page, rng: Rng, s: { click: boolean; selector: string | null }, holdMs = 0) {
+  if (s.click) {
+    await page.mouse.down()
+    if (holdMs > 0) await sleep(holdMs)
+    await page.mouse.up()
+  }
+  await maybeScroll(page, rng, s.selector)
+  await wait(rng)
+}
+
 /** wheel ticks over the scroll box, as a script scrolls a region it hovers */
 async function maybeScroll(page: Page, rng: Rng, selector: string | null) {
   if (selector !== '#scroll-area' || !rng.chance(0.6)) return
@@ -72,17 +83,11 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
     name: 'playwright_steps',
     what: "Playwright's page.mouse.move(x, y, { steps: 5–40 }) to each target, page.mouse.down/up",
     async run(page, rng) {
-      let at = { x: rng.uniform(100, 1100), y: rng.uniform(100, 600) }
+      const at = { x: rng.uniform(100, 1100), y: rng.uniform(100, 600) }
       await page.mouse.move(at.x, at.y)
       for (const s of await plan(page, rng)) {
         await page.mouse.move(s.at.x, s.at.y, { steps: rng.int(5, 40) })
-        at = s.at
-        if (s.click) {
-          await page.mouse.down()
-          await page.mouse.up()
-        }
-        await maybeScroll(page, rng, s.selector)
-        await wait(rng)
+        await pressScrollWait(page, rng, s)
       }
     },
   },
@@ -143,12 +148,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
           await page.mouse.move(x, y)
         }
         at = end
-        if (s.click) {
-          await page.mouse.down()
-          await page.mouse.up()
-        }
-        await maybeScroll(page, rng, s.selector)
-        await wait(rng)
+        await pressScrollWait(page, rng, s)
       }
     },
   },
@@ -182,13 +182,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
           await sleep(16)
         }
         at = s.at
-        if (s.click) {
-          await page.mouse.down()
-          await sleep(rng.uniform(40, 160))
-          await page.mouse.up()
-        }
-        await maybeScroll(page, rng, s.selector)
-        await wait(rng)
+        await pressScrollWait(page, rng, s, s.click ? rng.uniform(40, 160) : 0)
       }
     },
   },

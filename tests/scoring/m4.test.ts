@@ -542,15 +542,16 @@ describe('presses right after a jump onto their spot (an element click by Playwr
   }
   const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
 
-  it('three or more, most of the presses: a bot, whatever its scroll says, and the reason names it', () => {
-    const r = judge(session(4))
-    expect(r.verdict).toBe('bot')
-    expect(r.reasons).toContain('click_after_jump')
-  })
-  it('two make a session suspicious, not a bot', () => {
-    const r = judge(session(2))
-    expect(r.verdict).toBe('suspicious')
-    expect(r.reasons).toContain('click_after_jump')
+  it('two make a session suspicious; three or more a bot, whatever its scroll says; the reason names it', () => {
+    for (const [presses, verdict] of [
+      [2, 'suspicious'],
+      [3, 'bot'],
+      [4, 'bot'],
+    ] as const) {
+      const r = judge(session(presses))
+      expect([presses, r.verdict]).toEqual([presses, verdict])
+      expect(r.reasons).toContain('click_after_jump')
+    }
   })
   it('a hand that brings the pointer in small steps and presses at once is not one', () => {
     const s: Signal[] = []
