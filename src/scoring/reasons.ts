@@ -4,7 +4,7 @@
 // docs/scoring.md has the technical definition of each code; the test
 // tests/scoring/reasons.test.ts keeps this catalog, that table and the codes
 // the scorer can emit in step.
-import { POINTER_INDEX, type SessionFeatures, sessionFeatures } from './session-features'
+import { JUMP_PRESS_MS, POINTER_INDEX, type SessionFeatures, sessionFeatures } from './session-features'
 import { integrityCounts } from './integrity'
 import type { Signal } from './signals'
 
@@ -196,7 +196,7 @@ export function reasonDetails(signals: readonly Signal[], reasons: readonly stri
       detail = t ? `${fmt(t.values)} touch readings, variance ${fmt(t.variance, 3)}` : null
     } else if (code === 'click_without_movement') detail = `${fmt(feats().pressesWithoutMovement)} presses, no pointer movement`
     else if (code === 'click_after_jump')
-      detail = `${fmt(feats().presses.afterJump)} of ${fmt(feats().presses.all)} presses within 20 ms of a jump onto their spot`
+      detail = `${fmt(feats().presses.afterJump)} of ${fmt(feats().presses.all)} presses within ${JUMP_PRESS_MS} ms of a jump onto their spot`
     else if (code === 'event_burst') {
       const t = feats().timing
       detail = `${pct(t.burstShare)} of ${fmt(t.gaps)} gaps between input events under 2 ms`

@@ -253,9 +253,9 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
 /** a press this soon after the move that brought the pointer… */
 export const JUMP_PRESS_MS = 20
 /** …when that move came this far from the pointer's last position… */
-export const JUMP_PRESS_PX = 30
+const JUMP_PRESS_PX = 30
 /** …after this long with no move: a script's element click (one move onto the target, then the press) */
-export const JUMP_PRESS_QUIET_MS = 100
+const JUMP_PRESS_QUIET_MS = 100
 
 /**
  * A press within JUMP_PRESS_MS of a move that arrived JUMP_PRESS_PX or more from the pointer's last
