@@ -117,12 +117,12 @@ export class Visit {
     if (d.kind === 'awaited') {
       this.emit({ t: stamp ?? t, k: 'mm', x: p.x, y: p.y, n: 1 })
       // the await returns after the page's next frame has handled the move
-      this.t = d.phase + Math.ceil((t + 0.5 - d.phase) / d.frameMs) * d.frameMs + this.rng.uniform(0.1, 1)
+      this.t = frameEndAt(d, t + 0.5) + this.rng.uniform(0.1, 1)
       return
     }
     if (this.pending && t > this.frameEnd) this.flushFrame()
     if (!this.pending) {
-      this.frameEnd = d.phase + Math.ceil((t - d.phase) / d.frameMs) * d.frameMs
+      this.frameEnd = frameEndAt(d, t)
       this.pending = { p, t, count: 0 }
     }
     this.pending = { p, t, count: this.pending.count + 1 }
@@ -150,11 +150,10 @@ export class Visit {
    */
   playTimed(points: readonly TimedPoint[], stamped = false): void {
     const start = this.t
-    let last = start
     for (const p of points) {
       if (this.full) break
-      last = Math.max(last, this.t, start + p.t)
-      this.dispatch(p, last, stamped ? start + p.t : undefined)
+      // never before the previous dispatch (dispatch leaves this.t at or after its own time)
+      this.dispatch(p, Math.max(this.t, start + p.t), stamped ? start + p.t : undefined)
     }
     this.flushFrame()
   }
@@ -204,6 +203,9 @@ export class Visit {
     return finishEvents(this.events, per)
   }
 }
+
+/** the end of the animation frame that time `t` falls in (a boundary itself counts as the end) */
+const frameEndAt = (d: { frameMs: number; phase: number }, t: number) => d.phase + Math.ceil((t - d.phase) / d.frameMs) * d.frameMs
 
 /** sorts stably by time and rounds: t down to the clock grid (browsers floor coarse timers), x/y/dy to 0.1, ox/oy to 0.001 */
 export function finishEvents(events: readonly Signal[], perMs: number): Signal[] {

@@ -230,6 +230,8 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   const out: Evidence[] = []
   // a pointer whose positions arrive this far apart: a remote desktop's tick, not a browser's
   const sampledSparsely = f.pointer !== null && f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
+  // a coarse clock does the same to every stroke (and to the last step before a press)
+  const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
   if (f.pointer) {
     const p = pointerEvidence(model.pointer, f.pointer, f.pointerTouch)
     // A 100 ms clock puts a whole stroke on a few ticks: a hand's steps then look like a script's
@@ -245,7 +247,6 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // (pyautogui.moveTo with its default 50 ms sleep: steps that vary, so not `mechanical`). A hand's
     // path bends even sampled ten times a second: at most 60 % of the tested strokes of a Balabit window
     // with five or more (0.75 with four), at most 8 % of a SapiMouse window re-captured sparsely.
-    const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
     const mechanical = f.pointer[POINTER_INDEX.step_repeat_share] >= SPARSE_REPEATED_STEPS
     // Nor does a tick hold a hand's step to one length: sampled on a tick, the distance varies and the gap
     // does not (step-length CV over gap CV ≥ 1.43 in 5,356 Balabit windows; ≥ 0.66 in DELBOT's people in a
@@ -320,7 +321,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement) : null
   if (c) out.push(c)
   // On a coarse clock or a sparse pointer a hand's last step before a press can look like a jump.
-  const j = f.timing.resolutionMs < POINTER_COARSE_CLOCK_MS && !sampledSparsely ? jumpPressEvidence(f.presses) : null
+  const j = sparse ? null : jumpPressEvidence(f.presses)
   if (j) out.push(j)
   const burst = burstEvidence(f.timing.burstShare)
   if (burst) out.push(burst)

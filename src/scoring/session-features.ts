@@ -207,8 +207,8 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
   let presses = 0
   let jumpPresses = 0
   // the last two mouse moves, for presses that land right after a jump (JUMP_PRESS_*)
-  let lastMove: Signal | null = null
-  let beforeMove: Signal | null = null
+  let lastMove: Move | null = null
+  let beforeMove: Move | null = null
   const close = () => {
     if (cur.t.length) strokes.push(cur)
     cur = { t: [], x: [], y: [], touch: false }
@@ -220,7 +220,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     const touch = k === 'ts' || k === 'tm' || k === 'te'
     if (k === 'md') {
       presses++
-      if (lastMove && num(s.t) && jumpedOnto(beforeMove, lastMove, s)) jumpPresses++
+      if (lastMove && num(s.t) && jumpedOnto(beforeMove, lastMove, s.t)) jumpPresses++
     }
     if (k === 'md' || k === 'mu' || k === 'ts') close()
     if (!(mouseMove || touch) || !num(s.t) || !num(s.x) || !num(s.y)) {
@@ -229,7 +229,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     moves++
     if (mouseMove) {
       beforeMove = lastMove
-      lastMove = s
+      lastMove = { t: s.t, x: s.x, y: s.y }
     }
     const n = cur.t.length
     const last = n ? cur.t[n - 1] : undefined
@@ -263,13 +263,14 @@ const JUMP_PRESS_QUIET_MS = 100
  * Puppeteer's element click. A mouse reports every frame while it moves, so a hand brings the pointer
  * onto a target in many small steps and presses after they end.
  */
-function jumpedOnto(before: Signal | null, last: Signal, press: Signal): boolean {
-  const t = press.t
-  if (!num(last.t) || t - last.t > JUMP_PRESS_MS || t < last.t) return false
+function jumpedOnto(before: Move | null, last: Move, pressT: number): boolean {
+  if (pressT - last.t > JUMP_PRESS_MS || pressT < last.t) return false
   if (!before) return true
-  if (!num(before.t) || !num(before.x) || !num(before.y) || !num(last.x) || !num(last.y)) return false
   return last.t - before.t >= JUMP_PRESS_QUIET_MS && Math.hypot(last.x - before.x, last.y - before.y) >= JUMP_PRESS_PX
 }
+
+/** a mouse move whose time and position are numbers (strokesOf skips the others) */
+type Move = { t: number; x: number; y: number }
 
 type StrokeStats = {
   straight: number
