@@ -11,10 +11,10 @@ import { join } from 'node:path'
 import { Bezier } from 'bezier-js'
 import { path as ghostPath } from 'ghost-cursor'
 import { createCursor } from 'ghost-cursor-playwright'
-import type { CDPSession, Page } from 'playwright-core'
+import type { Browser, CDPSession, Page } from 'playwright-core'
 import type { Signal } from '../../src/scoring/signals'
 import { storedBatches } from '../../tests/helpers/stored-signals'
-import { findChromium, launchChromium, startServer } from '../../tests/e2e/support'
+import { type Server, findChromium, launchChromium, startServer } from '../../tests/e2e/support'
 import { EASINGS, type EasingName } from '../generators/humanizer'
 import { windMouseNpm } from '../generators/windmouse'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
@@ -72,9 +72,8 @@ async function maybeScroll(page: Page, rng: Rng, selector: string | null) {
 async function cdpMove(cdp: CDPSession, p: Pt & { timestamp?: number }) {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, ...(p.timestamp ? { timestamp: p.timestamp } : {}) })
 }
-async function cdpClick(cdp: CDPSession, p: Pt, holdMs: number) {
+async function cdpClick(cdp: CDPSession, p: Pt) {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: p.x, y: p.y, button: 'left', clickCount: 1 })
-  if (holdMs > 0) await sleep(holdMs)
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: p.x, y: p.y, button: 'left', clickCount: 1 })
 }
 
@@ -101,7 +100,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
       for (const s of await plan(page, rng)) {
         for (const v of ghostPath(at, s.at)) await cdpMove(cdp, v)
         at = s.at
-        if (s.click) await cdpClick(cdp, at, 0)
+        if (s.click) await cdpClick(cdp, at)
         await maybeScroll(page, rng, s.selector)
         await sleep(rng.uniform(0, 2000))
       }
@@ -200,7 +199,36 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
   },
 ]
 
-type Judged = { verdict: string; hcs: number; reasons: string[] }
+/** the random stream of a tool's i-th visit: the same visits for every model */
+export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}`, i))
+
+type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
+
+/**
+ * One visit of the demo page by a tool in a fresh browser context: the SDK's batches flushed, then what
+ * GET /v1/session answered (its HTTP status and body) and every signal the service stored.
+ */
+export async function recordVisit(server: Server, browser: Browser, tool: BrowserTool, rng: Rng) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
+  let sessionId: string
+  try {
+    const page = await context.newPage()
+    await page.goto(`${server.url}/demo`)
+    await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+    sessionId = (await page.textContent('#session-id'))!
+    await tool.run(page, rng)
+    await page.evaluate(async (key) => {
+      const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+      await w.BSS.init({ publicKey: key }).flush()
+    }, server.demo.public_key)
+  } finally {
+    await context.close()
+  }
+  const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
+  const result = (await res.json()) as Judged
+  const signals: Signal[] = (await storedBatches(server.deps.db.sql, server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])
+  return { status: res.status, result, signals }
+}
 
 async function main() {
   const chromium = findChromium()
@@ -216,22 +244,8 @@ async function main() {
       const results: Judged[] = []
       const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
       for (let i = 0; i < n; i++) {
-        const rng = createRng(deriveSeed(20261127, `browser:${tool.name}`, i))
-        const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
-        const page = await context.newPage()
-        await page.goto(`${server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const sessionId = (await page.textContent('#session-id'))!
-        await tool.run(page, rng)
-        await page.evaluate(async (key) => {
-          const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-          await w.BSS.init({ publicKey: key }).flush()
-        }, server.demo.public_key)
-        await context.close()
-        const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
-        const judged = (await res.json()) as Judged
+        const { result: judged, signals } = await recordVisit(server, browser, tool, visitRng(tool.name, i))
         results.push(judged)
-        const signals: Signal[] = (await storedBatches(server.deps.db.sql, server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])
         const mm = signals.filter((s) => s.k === 'mm')
         moves.events += mm.length
         moves.coalesced += mm.filter((s) => (s.n ?? 1) > 1).length

@@ -2,37 +2,23 @@
 // real service (GET /v1/session with the secret key): the browser's own delivery of their moves,
 // not our model of it (ml/experiments/browser-bots.ts measures the rates; docs/scoring.md has them).
 import { describe, expect, it } from 'bun:test'
-import { BROWSER_TOOLS } from '../../ml/experiments/browser-bots'
-import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { BROWSER_TOOLS, recordVisit, visitRng } from '../../ml/experiments/browser-bots'
 import { sessionEvidenceOf } from '../../src/scoring/evidence'
 import { MODEL } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
-import { storedBatches } from '../helpers/stored-signals'
 import { inBrowser } from './support'
 
 inBrowser((env) => {
-  /** one visit by the tool (a seed of ml/experiments/browser-bots.ts); the service's verdict and the signals it stored */
+  /** a tool's visit of the demo page (a seed of ml/experiments/browser-bots.ts), judged by the service */
   async function visit(name: string, seed: number) {
-    const tool = BROWSER_TOOLS.find((t) => t.name === name)!
-    const context = await env.browser.newContext({ viewport: { width: 1280, height: 720 } })
-    try {
-      const page = await context.newPage()
-      await page.goto(`${env.server.url}/demo`)
-      await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-      const sessionId = (await page.textContent('#session-id'))!
-      await tool.run(page, createRng(deriveSeed(20261127, `browser:${name}`, seed)))
-      await page.evaluate(async (key) => {
-        const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-        await w.BSS.init({ publicKey: key }).flush()
-      }, env.server.demo.public_key)
-      const res = await fetch(`${env.server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': env.server.demo.secret_key } })
-      expect(res.status).toBe(200)
-      const result = (await res.json()) as { verdict: string; hcs: number; reasons: string[]; signals: number }
-      const signals = (await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])
-      return { result, signals }
-    } finally {
-      await context.close()
-    }
+    const { status, result, signals } = await recordVisit(
+      env.server,
+      env.browser,
+      BROWSER_TOOLS.find((t) => t.name === name)!,
+      visitRng(name, seed)
+    )
+    expect(status).toBe(200)
+    return { result, signals }
   }
 
   describe('bot tools in a real browser', () => {
