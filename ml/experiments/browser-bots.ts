@@ -3,7 +3,8 @@
 // same libraries (and Playwright's own mouse) move Debian's Chromium on the demo page, the SDK
 // records what the page really saw, and GET /v1/session judges it. It measures whether the
 // simulated delivery holds, and what the service answers these tools as a customer's site meets
-// them. docs/scoring.md, "Bot tools in a real browser", has the table.
+// them. Typing tools (Playwright's pressSequentially, a humanized typing loop) type into the page's
+// fields the same way. docs/scoring.md, "Bot tools in a real browser", has the tables.
 //   N=20 TOOLS=playwright_steps,ghost_cursor npx bun run ml/experiments/browser-bots.ts
 // Needs Chromium (scripts/ci-browser.sh). SAVE=/tmp/dir keeps each session's stored signals.
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -75,6 +76,53 @@ async function cdpMove(cdp: CDPSession, p: Pt & { timestamp?: number }) {
 async function cdpClick(cdp: CDPSession, p: Pt) {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: p.x, y: p.y, button: 'left', clickCount: 1 })
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: p.x, y: p.y, button: 'left', clickCount: 1 })
+}
+
+const WORDS =
+  'the of and to in is you that it was for on are as with they at be this from have or by one had not but what all were when we there can your which said if do will each about how up out them then she many some so these would other into more her two like him see time could no make than first been its who now people my made over did down only way find use may water long little very after words called just where most know get through back much go good new write our me man too any day same right look think also around another came come work three word must because does part even place well'.split(
+    ' '
+  )
+
+/** form text: words, a capital to start, now and then a number, a full stop */
+function formText(rng: Rng, length: number): string {
+  let out = ''
+  while (out.length < length) {
+    const word = rng.chance(0.04) ? String(rng.int(1, 2030)) : rng.pick(WORDS)
+    out += out ? ` ${word}` : word[0]!.toUpperCase() + word.slice(1)
+  }
+  return `${out}.`
+}
+
+/** one to three of the demo page's text fields, each with its text */
+function fieldsToType(rng: Rng) {
+  return Array.from({ length: rng.int(1, 3) }, () => ({
+    selector: rng.pick(['#demo-name', '#demo-notes']),
+    text: formText(rng, rng.int(8, 60)),
+  }))
+}
+
+/** a script's typing loop: each key held a random [hold], then a random [gap]; now and then a neighbouring key and Backspace */
+async function typeLoop(page: Page, rng: Rng, text: string, hold: readonly [number, number], gap: readonly [number, number]) {
+  const press = async (key: string) => {
+    await page.keyboard.down(key)
+    await sleep(rng.uniform(hold[0], hold[1]))
+    await page.keyboard.up(key)
+    await sleep(rng.uniform(gap[0], gap[1]))
+  }
+  for (const ch of text) {
+    if (/[a-z]/.test(ch) && rng.chance(0.04)) {
+      await press(String.fromCharCode(97 + ((ch.charCodeAt(0) - 97 + rng.pick([1, 25])) % 26)))
+      await press('Backspace')
+    }
+    await press(ch)
+  }
+}
+
+/** a humanized typing script's timing for one visit: uniform holds and gaps, as such loops draw them */
+function loopTiming(rng: Rng) {
+  const h = rng.uniform(10, 80)
+  const g = rng.uniform(20, 150)
+  return { hold: [h, h + rng.uniform(20, 100)] as const, gap: [g, g + rng.uniform(50, 300)] as const }
 }
 
 export const BROWSER_TOOLS: readonly BrowserTool[] = [
@@ -197,6 +245,45 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
       }
     },
   },
+  {
+    name: 'playwright_type',
+    what: "Playwright's locator.pressSequentially(text, { delay }) (Puppeteer's page.type): the field focused by script, each key down, delay, up; 1–3 fields",
+    async run(page, rng) {
+      const delay = rng.pick([0, 10, 25, 50, 100, 150])
+      for (const f of fieldsToType(rng)) {
+        await page.locator(f.selector).pressSequentially(f.text, { delay })
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'typing_loop_keys',
+    what: 'a humanized typing loop (keyboard.down, a uniform hold, keyboard.up, a uniform gap; 4 % typos with Backspace), the field focused by script: keys only',
+    async run(page, rng) {
+      const { hold, gap } = loopTiming(rng)
+      for (const f of fieldsToType(rng)) {
+        await page.locator(f.selector).focus()
+        await typeLoop(page, rng, f.text, hold, gap)
+        await wait(rng)
+      }
+    },
+  },
+  {
+    name: 'typing_loop_cursor',
+    what: "ghost-cursor-playwright's Cursor clicks each field, then the humanized typing loop of typing_loop_keys",
+    async run(page, rng) {
+      const { hold, gap } = loopTiming(rng)
+      const cursor = await createCursor(page)
+      for (const f of fieldsToType(rng)) {
+        const b = await boxOf(page, f.selector)
+        const at = { x: b.x + b.width * rng.uniform(0.2, 0.8), y: b.y + Math.min(b.height, 60) * rng.uniform(0.2, 0.8) }
+        await cursor.actions.click({ target: at, waitBetweenClick: [20, 50] })
+        await sleep(rng.uniform(100, 600))
+        await typeLoop(page, rng, f.text, hold, gap)
+        await wait(rng)
+      }
+    },
+  },
 ]
 
 /** the random stream of a tool's i-th visit: the same visits for every model */
@@ -243,6 +330,7 @@ async function main() {
     for (const tool of BROWSER_TOOLS.filter((t) => names.includes(t.name))) {
       const results: Judged[] = []
       const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
+      const keys = { presses: 0, holds: [] as number[], flights: [] as number[] }
       for (let i = 0; i < n; i++) {
         const { result: judged, signals } = await recordVisit(server, browser, tool, visitRng(tool.name, i))
         results.push(judged)
@@ -250,6 +338,13 @@ async function main() {
         moves.events += mm.length
         moves.coalesced += mm.filter((s) => (s.n ?? 1) > 1).length
         for (let j = 1; j < mm.length; j++) if (mm[j].t - mm[j - 1].t < 100) moves.gaps.push(mm[j].t - mm[j - 1].t)
+        const kd = signals.filter((s) => s.k === 'kd')
+        keys.presses += kd.length
+        for (let j = 1; j < kd.length; j++) if (kd[j].t - kd[j - 1].t < 1000) keys.flights.push(kd[j].t - kd[j - 1].t)
+        for (const d of kd) {
+          const up = signals.find((s) => s.k === 'ku' && s.kc === d.kc && s.t >= d.t)
+          if (up) keys.holds.push(up.t - d.t)
+        }
         if (save) writeFileSync(join(save, `${tool.name}-${i}.json`), JSON.stringify({ tool: tool.name, judged, signals }))
         if (process.env.VERBOSE) console.log(tool.name, i, judged.verdict, judged.hcs, judged.reasons.join(' '), mm.length)
       }
@@ -258,9 +353,10 @@ async function main() {
       const reasons = new Map<string, number>()
       for (const r of results) if (r.verdict !== 'human_verified') for (const c of r.reasons) reasons.set(c, (reasons.get(c) ?? 0) + 1)
       const top = [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3)
+      const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0
       const gaps = moves.gaps.sort((a, b) => a - b)
       console.log(
-        `| ${tool.name} | ${results.length} | ${share('bot')} | ${share('suspicious')} | ${share('human_verified')} | ${share('insufficient_data')} | ${hcs[hcs.length >> 1]} | ${top.map(([c, k]) => `${c} ${Math.round((100 * k) / results.length)}%`).join(', ')} | ${(moves.events / results.length).toFixed(0)} | ${((100 * moves.coalesced) / Math.max(1, moves.events)).toFixed(1)} % | ${(gaps[gaps.length >> 1] ?? 0).toFixed(2)} ms |`
+        `| ${tool.name} | ${results.length} | ${share('bot')} | ${share('suspicious')} | ${share('human_verified')} | ${share('insufficient_data')} | ${hcs[hcs.length >> 1]} | ${top.map(([c, k]) => `${c} ${Math.round((100 * k) / results.length)}%`).join(', ')} | ${(moves.events / results.length).toFixed(0)} | ${((100 * moves.coalesced) / Math.max(1, moves.events)).toFixed(1)} % | ${(gaps[gaps.length >> 1] ?? 0).toFixed(2)} ms | ${(keys.presses / results.length).toFixed(0)} keys, hold ${median(keys.holds).toFixed(1)} ms, down-to-down ${median(keys.flights).toFixed(1)} ms |`
       )
     }
   } finally {

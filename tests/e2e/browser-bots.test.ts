@@ -41,5 +41,14 @@ inBrowser((env) => {
       const clicks = sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.modality === 'clicks')
       expect(clicks.flatMap((e) => e.codes)).toContain('click_after_jump')
     }, 90_000)
+
+    it("Playwright's pressSequentially with a delay, keys only (the field focused by script), is a bot for a typing behaviour", async () => {
+      const { result, signals } = await visit('playwright_type', 0)
+      // the page saw keys and nothing else: judged on what it has
+      expect(signals.some((e) => e.k === 'mm' || e.k === 'md')).toBe(false)
+      expect(signals.filter((e) => e.k === 'kd').length).toBeGreaterThanOrEqual(8)
+      expect(result.verdict).toBe('bot')
+      expect(result.reasons.some((r) => r.startsWith('typing_'))).toBe(true)
+    }, 90_000)
   })
 })
