@@ -1,32 +1,33 @@
 #!/usr/bin/env bash
-# Makes sure Debian's Chromium is present for the browser tests (tests/e2e). Idempotent, and it
-# never fails the CI run: without Chromium the browser tests skip themselves loudly instead.
+# Makes sure Debian's Chromium and Firefox ESR are present for the browser tests (tests/e2e). Idempotent,
+# and it never fails the CI run: without a browser its tests skip themselves loudly instead.
 set -u
 
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ -x "$CHROMIUM" ]; then
-  echo "ci-browser: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") present"
-  exit 0
-fi
+FIREFOX="${FIREFOX_PATH:-/usr/bin/firefox-esr}"
+PACKAGES=()
+[ -x "$CHROMIUM" ] && echo "ci-browser: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") present" || PACKAGES+=(chromium)
+[ -x "$FIREFOX" ] && echo "ci-browser: $("$FIREFOX" --version 2>/dev/null || echo "$FIREFOX") present" || PACKAGES+=(firefox-esr)
+[ ${#PACKAGES[@]} -eq 0 ] && exit 0
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then
   if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
-    echo "ci-browser: !!! Chromium is missing and this user cannot install packages: browser tests will be SKIPPED" >&2
+    echo "ci-browser: !!! ${PACKAGES[*]} missing and this user cannot install packages: their browser tests will be SKIPPED" >&2
     exit 0
   fi
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ci-browser: !!! Chromium is missing and apt-get is not available: browser tests will be SKIPPED" >&2
+  echo "ci-browser: !!! ${PACKAGES[*]} missing and apt-get is not available: their browser tests will be SKIPPED" >&2
   exit 0
 fi
 
-echo "ci-browser: installing chromium from the Debian archive"
+echo "ci-browser: installing ${PACKAGES[*]} from the Debian archive"
 export DEBIAN_FRONTEND=noninteractive
-if $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; then
-  echo "ci-browser: $("$CHROMIUM" --version 2>/dev/null || echo chromium) installed"
+if $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" fonts-dejavu-core >/dev/null; then
+  echo "ci-browser: ${PACKAGES[*]} installed"
 else
-  echo "ci-browser: !!! installing chromium failed: browser tests will be SKIPPED" >&2
+  echo "ci-browser: !!! installing ${PACKAGES[*]} failed: their browser tests will be SKIPPED" >&2
 fi
 exit 0

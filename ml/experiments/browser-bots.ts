@@ -284,6 +284,16 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
       }
     },
   },
+  {
+    name: 'wheel_reader',
+    what: 'a reading script: page.mouse.wheel(0, 100) a tick at a time, 80–700 ms apart, now and then a pause of 1–4 s; the pointer never moves, no key',
+    async run(page, rng) {
+      for (let i = 0, n = rng.int(8, 40); i < n; i++) {
+        await page.mouse.wheel(0, rng.chance(0.1) ? -100 : 100)
+        await sleep(rng.chance(0.15) ? rng.uniform(1000, 4000) : rng.uniform(80, 700))
+      }
+    },
+  },
 ]
 
 /** the random stream of a tool's i-th visit: the same visits for every model */
@@ -291,15 +301,25 @@ export const visitRng = (name: string, i: number) => createRng(deriveSeed(202611
 
 type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
 
+/** a fresh page in its own browser context, and how to close that context */
+export type OpenPage = () => Promise<{ page: Page; close(): Promise<void> }>
+
+/** Chromium's pages through Playwright, a fresh context (cookies, storage) a visit */
+export const chromiumPages =
+  (browser: Browser): OpenPage =>
+  async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
+    return { page: await context.newPage(), close: () => context.close() }
+  }
+
 /**
  * One visit of the demo page by a tool in a fresh browser context: the SDK's batches flushed, then what
  * GET /v1/session answered (its HTTP status and body) and every signal the service stored.
  */
-export async function recordVisit(server: Server, browser: Browser, tool: BrowserTool, rng: Rng) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
+export async function recordVisit(server: Server, open: OpenPage, tool: BrowserTool, rng: Rng) {
+  const { page, close } = await open()
   let sessionId: string
   try {
-    const page = await context.newPage()
     await page.goto(`${server.url}/demo`)
     await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
     sessionId = (await page.textContent('#session-id'))!
@@ -309,7 +329,7 @@ export async function recordVisit(server: Server, browser: Browser, tool: Browse
       await w.BSS.init({ publicKey: key }).flush()
     }, server.demo.public_key)
   } finally {
-    await context.close()
+    await close()
   }
   const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
   const result = (await res.json()) as Judged
@@ -317,48 +337,50 @@ export async function recordVisit(server: Server, browser: Browser, tool: Browse
   return { status: res.status, result, signals }
 }
 
+/** each tool's visits judged, with what the page saw of its moves and keys: one table row a tool */
+export async function measureTools(server: Server, open: OpenPage, tools: readonly BrowserTool[], n: number, save?: string) {
+  if (save) mkdirSync(save, { recursive: true })
+  for (const tool of tools) {
+    const results: Judged[] = []
+    const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
+    const keys = { presses: 0, holds: [] as number[], flights: [] as number[] }
+    for (let i = 0; i < n; i++) {
+      const { result: judged, signals } = await recordVisit(server, open, tool, visitRng(tool.name, i))
+      results.push(judged)
+      const mm = signals.filter((s) => s.k === 'mm')
+      moves.events += mm.length
+      moves.coalesced += mm.filter((s) => (s.n ?? 1) > 1).length
+      for (let j = 1; j < mm.length; j++) if (mm[j].t - mm[j - 1].t < 100) moves.gaps.push(mm[j].t - mm[j - 1].t)
+      const kd = signals.filter((s) => s.k === 'kd')
+      keys.presses += kd.length
+      for (let j = 1; j < kd.length; j++) if (kd[j].t - kd[j - 1].t < 1000) keys.flights.push(kd[j].t - kd[j - 1].t)
+      for (const d of kd) {
+        const up = signals.find((s) => s.k === 'ku' && s.kc === d.kc && s.t >= d.t)
+        if (up) keys.holds.push(up.t - d.t)
+      }
+      if (save) writeFileSync(join(save, `${tool.name}-${i}.json`), JSON.stringify({ tool: tool.name, judged, signals }))
+      if (process.env.VERBOSE) console.log(tool.name, i, judged.verdict, judged.hcs, judged.reasons.join(' '), mm.length)
+    }
+    const share = (v: string) => `${((100 * results.filter((r) => r.verdict === v).length) / results.length).toFixed(1)} %`
+    const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0
+    const reasons = new Map<string, number>()
+    for (const r of results) if (r.verdict !== 'human_verified') for (const c of r.reasons) reasons.set(c, (reasons.get(c) ?? 0) + 1)
+    const top = [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3)
+    console.log(
+      `| ${tool.name} | ${results.length} | ${share('bot')} | ${share('suspicious')} | ${share('human_verified')} | ${share('insufficient_data')} | ${median(results.map((r) => r.hcs))} | ${top.map(([c, k]) => `${c} ${Math.round((100 * k) / results.length)}%`).join(', ')} | ${(moves.events / results.length).toFixed(0)} | ${((100 * moves.coalesced) / Math.max(1, moves.events)).toFixed(1)} % | ${median(moves.gaps).toFixed(2)} ms | ${(keys.presses / results.length).toFixed(0)} keys, hold ${median(keys.holds).toFixed(1)} ms, down-to-down ${median(keys.flights).toFixed(1)} ms |`
+    )
+  }
+}
+
 async function main() {
   const chromium = findChromium()
   if (!chromium) throw new Error('Chromium is needed: bash scripts/ci-browser.sh')
-  const n = Number(process.env.N ?? 20)
   const names = process.env.TOOLS?.split(',') ?? BROWSER_TOOLS.map((t) => t.name)
-  const save = process.env.SAVE
-  if (save) mkdirSync(save, { recursive: true })
   const server = await startServer()
   const browser = await launchChromium(chromium)
   try {
-    for (const tool of BROWSER_TOOLS.filter((t) => names.includes(t.name))) {
-      const results: Judged[] = []
-      const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
-      const keys = { presses: 0, holds: [] as number[], flights: [] as number[] }
-      for (let i = 0; i < n; i++) {
-        const { result: judged, signals } = await recordVisit(server, browser, tool, visitRng(tool.name, i))
-        results.push(judged)
-        const mm = signals.filter((s) => s.k === 'mm')
-        moves.events += mm.length
-        moves.coalesced += mm.filter((s) => (s.n ?? 1) > 1).length
-        for (let j = 1; j < mm.length; j++) if (mm[j].t - mm[j - 1].t < 100) moves.gaps.push(mm[j].t - mm[j - 1].t)
-        const kd = signals.filter((s) => s.k === 'kd')
-        keys.presses += kd.length
-        for (let j = 1; j < kd.length; j++) if (kd[j].t - kd[j - 1].t < 1000) keys.flights.push(kd[j].t - kd[j - 1].t)
-        for (const d of kd) {
-          const up = signals.find((s) => s.k === 'ku' && s.kc === d.kc && s.t >= d.t)
-          if (up) keys.holds.push(up.t - d.t)
-        }
-        if (save) writeFileSync(join(save, `${tool.name}-${i}.json`), JSON.stringify({ tool: tool.name, judged, signals }))
-        if (process.env.VERBOSE) console.log(tool.name, i, judged.verdict, judged.hcs, judged.reasons.join(' '), mm.length)
-      }
-      const share = (v: string) => `${((100 * results.filter((r) => r.verdict === v).length) / results.length).toFixed(1)} %`
-      const hcs = results.map((r) => r.hcs).sort((a, b) => a - b)
-      const reasons = new Map<string, number>()
-      for (const r of results) if (r.verdict !== 'human_verified') for (const c of r.reasons) reasons.set(c, (reasons.get(c) ?? 0) + 1)
-      const top = [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3)
-      const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0
-      const gaps = moves.gaps.sort((a, b) => a - b)
-      console.log(
-        `| ${tool.name} | ${results.length} | ${share('bot')} | ${share('suspicious')} | ${share('human_verified')} | ${share('insufficient_data')} | ${hcs[hcs.length >> 1]} | ${top.map(([c, k]) => `${c} ${Math.round((100 * k) / results.length)}%`).join(', ')} | ${(moves.events / results.length).toFixed(0)} | ${((100 * moves.coalesced) / Math.max(1, moves.events)).toFixed(1)} % | ${(gaps[gaps.length >> 1] ?? 0).toFixed(2)} ms | ${(keys.presses / results.length).toFixed(0)} keys, hold ${median(keys.holds).toFixed(1)} ms, down-to-down ${median(keys.flights).toFixed(1)} ms |`
-      )
-    }
+    const tools = BROWSER_TOOLS.filter((t) => names.includes(t.name))
+    await measureTools(server, chromiumPages(browser), tools, Number(process.env.N ?? 20), process.env.SAVE)
   } finally {
     await browser.close()
     await server.close()

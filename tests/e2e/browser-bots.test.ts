@@ -2,7 +2,7 @@
 // real service (GET /v1/session with the secret key): the browser's own delivery of their moves,
 // not our model of it (ml/experiments/browser-bots.ts measures the rates; docs/scoring.md has them).
 import { describe, expect, it } from 'bun:test'
-import { BROWSER_TOOLS, recordVisit, visitRng } from '../../ml/experiments/browser-bots'
+import { BROWSER_TOOLS, chromiumPages, recordVisit, visitRng } from '../../ml/experiments/browser-bots'
 import { sessionEvidenceOf } from '../../src/scoring/evidence'
 import { MODEL } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
@@ -13,7 +13,7 @@ inBrowser((env) => {
   async function visit(name: string, seed: number) {
     const { status, result, signals } = await recordVisit(
       env.server,
-      env.browser,
+      chromiumPages(env.browser),
       BROWSER_TOOLS.find((t) => t.name === name)!,
       visitRng(name, seed)
     )
