@@ -119,7 +119,11 @@ export function judgeEvidence(model: M4Model, evidence: SessionEvidence, thresho
   if (!evidence)
     return { hcs: 0, m3_score: 0, verdict: 'insufficient_data', reasons: ['invalid_features'], model_version: model.model_version }
   const { findings } = evidence
-  const evs = modalityEvidence(model, evidence)
+  const all = modalityEvidence(model, evidence)
+  // Wheel ticks alone verify nobody: a script's page.mouse.wheel with random sleeps gives what a hand's
+  // notches give (identical steps, an uneven rhythm; Chromium 20 of 20 human_verified), and no recording of
+  // people scrolling exists to tell them apart. Scroll alone counts only against a session (a steady rhythm).
+  const evs = all.every((e) => e.modality === 'scroll' && e.z >= 0) ? [] : all
   const z = combine(evs)
   const m3 = evs.length ? sigmoid(z) : 0.5
   const hcs = Math.round(Math.min(m3 * 100, ...findings.map((x) => x.cap)) * 10) / 10

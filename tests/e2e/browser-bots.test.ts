@@ -50,5 +50,13 @@ inBrowser((env) => {
       expect(result.verdict).toBe('bot')
       expect(result.reasons.some((r) => r.startsWith('typing_'))).toBe(true)
     }, 90_000)
+
+    it('a reading script that only turns the wheel is not verified as a person (insufficient_data), nor flagged', async () => {
+      const { result, signals } = await visit('wheel_reader', 0)
+      expect(signals.filter((e) => e.k === 's').length).toBeGreaterThanOrEqual(8)
+      expect(signals.some((e) => e.k === 'mm' || e.k === 'kd')).toBe(false)
+      expect(result.verdict).toBe('insufficient_data')
+      expect(result.hcs).toBe(50)
+    }, 90_000)
   })
 })

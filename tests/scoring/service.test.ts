@@ -223,6 +223,19 @@ describe('modalities', () => {
     expect(r.reasons).toContain('typing_identical_holds')
     const scripted: Signal[] = Array.from({ length: 20 }, (_, i) => ({ t: i * 50, k: 's', dy: 100 }))
     expect(score(scripted).reasons).toContain('scroll_identical_steps')
+    expect(score(scripted).verdict).toBe('bot')
+  })
+
+  it('scrolling alone is too little to verify a person: a wheel at an uneven rhythm is insufficient_data at hcs 50, never bot', () => {
+    let t = 0
+    // a hand's notches and a script's wheel(0, 100) with random sleeps look the same
+    const wheel: Signal[] = Array.from({ length: 30 }, (_, j) => ({ t: (t += 60 + ((j * 97) % 11) * 37), k: 's', dy: 100 }))
+    const r = score(wheel)
+    expect(r.verdict).toBe('insufficient_data')
+    expect(r.hcs).toBe(50)
+    expect(r.reasons).toEqual(['insufficient_interaction'])
+    // with anything else the scroll still counts as before
+    expect(score([...REAL_FIGURE_TYPING[0], ...wheel.map((s) => ({ ...s, t: s.t + 1e5 }))]).verdict).toBe('human_verified')
   })
 })
 
