@@ -119,24 +119,34 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
 export const screenshotsWanted = () => process.env.SCREENSHOTS === '1'
 export const screenshotPath = (name: string) => join(import.meta.dir, '../../docs/screenshots', name)
 
-export type BrowserEnv = { readonly server: Server; readonly browser: Browser }
+export type BrowserEnv<B = Browser> = { readonly server: Server; readonly browser: B }
 
 /**
  * A browser test file: the real service and Chromium for the whole file, or, without Chromium,
  * one loudly skipped test instead of silence.
  */
 export function inBrowser(suite: (env: BrowserEnv) => void) {
-  const chromiumPath = findChromium()
-  if (!chromiumPath) {
-    warnChromiumMissing()
-    it.skip('SKIPPED: chromium missing', () => {})
+  withBrowser('chromium', findChromium(), launchChromium, warnChromiumMissing, suite)
+}
+
+/** the same for any browser: `executable` found (or null), how to launch it, how to say it is missing */
+export function withBrowser<B extends { close(): Promise<unknown> }>(
+  name: string,
+  executable: string | null,
+  launch: (executable: string) => Promise<B>,
+  warnMissing: () => void,
+  suite: (env: BrowserEnv<B>) => void
+) {
+  if (!executable) {
+    warnMissing()
+    it.skip(`SKIPPED: ${name} missing`, () => {})
     return
   }
   let server: Server
-  let browser: Browser
+  let browser: B
   beforeAll(async () => {
     server = await startServer()
-    browser = await launchChromium(chromiumPath)
+    browser = await launch(executable)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
