@@ -337,8 +337,32 @@ export async function recordVisit(server: Server, open: OpenPage, tool: BrowserT
   return { status: res.status, result, signals }
 }
 
+/** a tool's visit by name, with the seed the tables were measured with: recordVisit's answer */
+export function visitTool(server: Server, open: OpenPage, name: string, seed: number) {
+  const tool = BROWSER_TOOLS.find((t) => t.name === name)
+  if (!tool) throw new Error(`no browser tool ${name}`)
+  return recordVisit(server, open, tool, visitRng(name, seed))
+}
+
+/**
+ * The experiments' command line: the real service and one browser for every visit, the tools named in
+ * TOOLS (default all of `tools`), N visits each (20), SAVE a folder for each visit's signals.
+ */
+export async function measureFromEnv(tools: readonly BrowserTool[], launch: () => Promise<{ open: OpenPage; close(): Promise<void> }>) {
+  const names = process.env.TOOLS?.split(',') ?? tools.map((t) => t.name)
+  const server = await startServer()
+  const browser = await launch()
+  try {
+    const chosen = tools.filter((t) => names.includes(t.name))
+    await measureTools(server, browser.open, chosen, Number(process.env.N ?? 20), process.env.SAVE)
+  } finally {
+    await browser.close()
+    await server.close()
+  }
+}
+
 /** each tool's visits judged, with what the page saw of its moves and keys: one table row a tool */
-export async function measureTools(server: Server, open: OpenPage, tools: readonly BrowserTool[], n: number, save?: string) {
+async function measureTools(server: Server, open: OpenPage, tools: readonly BrowserTool[], n: number, save?: string) {
   if (save) mkdirSync(save, { recursive: true })
   for (const tool of tools) {
     const results: Judged[] = []
@@ -375,16 +399,10 @@ export async function measureTools(server: Server, open: OpenPage, tools: readon
 async function main() {
   const chromium = findChromium()
   if (!chromium) throw new Error('Chromium is needed: bash scripts/ci-browser.sh')
-  const names = process.env.TOOLS?.split(',') ?? BROWSER_TOOLS.map((t) => t.name)
-  const server = await startServer()
-  const browser = await launchChromium(chromium)
-  try {
-    const tools = BROWSER_TOOLS.filter((t) => names.includes(t.name))
-    await measureTools(server, chromiumPages(browser), tools, Number(process.env.N ?? 20), process.env.SAVE)
-  } finally {
-    await browser.close()
-    await server.close()
-  }
+  await measureFromEnv(BROWSER_TOOLS, async () => {
+    const browser = await launchChromium(chromium)
+    return { open: chromiumPages(browser), close: () => browser.close() }
+  })
 }
 
 if (import.meta.main) await main()

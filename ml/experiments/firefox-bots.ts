@@ -7,8 +7,7 @@
 import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core'
-import { startServer } from '../../tests/e2e/support'
-import { BROWSER_TOOLS, type OpenPage, measureTools } from './browser-bots'
+import { BROWSER_TOOLS, type OpenPage, measureFromEnv } from './browser-bots'
 
 /** Debian's Firefox ESR (FIREFOX_PATH elsewhere), or null */
 export function findFirefox(): string | null {
@@ -73,22 +72,11 @@ export const FIREFOX_TOOLS = BROWSER_TOOLS.filter((t) => t.name !== 'ghost_curso
 async function main() {
   const firefox = findFirefox()
   if (!firefox) throw new Error('Firefox is needed: apt-get install firefox-esr (scripts/ci-browser.sh)')
-  const names = process.env.TOOLS?.split(',') ?? FIREFOX_TOOLS.map((t) => t.name)
-  const server = await startServer()
-  const browser = await launchFirefox(firefox)
-  try {
+  await measureFromEnv(FIREFOX_TOOLS, async () => {
+    const browser = await launchFirefox(firefox)
     console.log(`Firefox ${await browser.version()}`)
-    await measureTools(
-      server,
-      firefoxPages(browser),
-      FIREFOX_TOOLS.filter((t) => names.includes(t.name)),
-      Number(process.env.N ?? 20),
-      process.env.SAVE
-    )
-  } finally {
-    await browser.close()
-    await server.close()
-  }
+    return { open: firefoxPages(browser), close: () => browser.close() }
+  })
 }
 
 if (import.meta.main) await main()

@@ -2,21 +2,16 @@
 // real service (GET /v1/session with the secret key): the browser's own delivery of their moves,
 // not our model of it (ml/experiments/browser-bots.ts measures the rates; docs/scoring.md has them).
 import { describe, expect, it } from 'bun:test'
-import { BROWSER_TOOLS, chromiumPages, recordVisit, visitRng } from '../../ml/experiments/browser-bots'
+import { chromiumPages, visitTool } from '../../ml/experiments/browser-bots'
 import { sessionEvidenceOf } from '../../src/scoring/evidence'
 import { MODEL } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import { inBrowser } from './support'
 
 inBrowser((env) => {
-  /** a tool's visit of the demo page (a seed of ml/experiments/browser-bots.ts), judged by the service */
+  /** a tool's visit of the demo page (the seeds of ml/experiments/browser-bots.ts), judged by the service */
   async function visit(name: string, seed: number) {
-    const { status, result, signals } = await recordVisit(
-      env.server,
-      chromiumPages(env.browser),
-      BROWSER_TOOLS.find((t) => t.name === name)!,
-      visitRng(name, seed)
-    )
+    const { status, result, signals } = await visitTool(env.server, chromiumPages(env.browser), name, seed)
     expect(status).toBe(200)
     return { result, signals }
   }

@@ -2,7 +2,7 @@
 // the SDK's batches reach the real service, and GET /v1/session judges what Firefox delivered (its own
 // clock and move delivery, not Chromium's). ml/experiments/firefox-bots.ts measures the rates.
 import { describe, expect, it } from 'bun:test'
-import { BROWSER_TOOLS, recordVisit, visitRng } from '../../ml/experiments/browser-bots'
+import { visitTool } from '../../ml/experiments/browser-bots'
 import { findFirefox, firefoxPages, launchFirefox } from '../../ml/experiments/firefox-bots'
 import { withBrowser } from './support'
 
@@ -13,10 +13,9 @@ const warnFirefoxMissing = () =>
   )
 
 withBrowser('firefox', findFirefox(), launchFirefox, warnFirefoxMissing, (env) => {
-  /** a tool's visit of the demo page in Firefox (a seed of ml/experiments/firefox-bots.ts), judged by the service */
+  /** a tool's visit of the demo page in Firefox (the seeds of ml/experiments/browser-bots.ts), judged by the service */
   async function visit(name: string, seed: number) {
-    const tool = BROWSER_TOOLS.find((t) => t.name === name)!
-    const { status, result, signals } = await recordVisit(env.server, firefoxPages(env.browser), tool, visitRng(name, seed))
+    const { status, result, signals } = await visitTool(env.server, firefoxPages(env.browser), name, seed)
     expect(status).toBe(200)
     return { result, signals }
   }
