@@ -296,6 +296,25 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
   },
 ]
 
+/**
+ * A stand-in for the CDP session the ghost-cursor tool opens, in a browser without CDP: its moves,
+ * presses and releases become the page's own awaited mouse calls, as a port of the tool would send them.
+ */
+export function cdpOverMouse(
+  browserName: string,
+  mouse: { move(x: number, y: number): Promise<unknown>; down(): Promise<unknown>; up(): Promise<unknown> }
+) {
+  return {
+    async send(method: string, o: { type: string; x: number; y: number }) {
+      if (method !== 'Input.dispatchMouseEvent') throw new Error(`no ${method} in ${browserName}`)
+      if (o.type === 'mouseMoved') await mouse.move(o.x, o.y)
+      else if (o.type === 'mousePressed') await mouse.down()
+      else if (o.type === 'mouseReleased') await mouse.up()
+    },
+    detach: async () => {},
+  }
+}
+
 /** the random stream of a tool's i-th visit: the same visits for every model */
 export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}`, i))
 

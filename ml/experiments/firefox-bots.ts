@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core'
-import { BROWSER_TOOLS, type OpenPage, measureFromEnv } from './browser-bots'
+import { BROWSER_TOOLS, type OpenPage, cdpOverMouse, measureFromEnv } from './browser-bots'
 
 /** Debian's Firefox ESR (FIREFOX_PATH elsewhere), or null */
 export function findFirefox(): string | null {
@@ -34,15 +34,7 @@ export const firefoxPages =
  * ghost-cursor tool's CDP moves become page.mouse.move, one awaited move a point, as they are in Chrome.
  */
 function asPlaywrightPage(p: PuppeteerPage): Page {
-  const cdp = {
-    async send(method: string, o: { type: string; x: number; y: number }) {
-      if (method !== 'Input.dispatchMouseEvent') throw new Error(`no ${method} in Firefox`)
-      if (o.type === 'mouseMoved') await p.mouse.move(o.x, o.y)
-      else if (o.type === 'mousePressed') await p.mouse.down()
-      else if (o.type === 'mouseReleased') await p.mouse.up()
-    },
-    detach: async () => {},
-  }
+  const cdp = cdpOverMouse('Firefox', p.mouse)
   const shim = {
     goto: (url: string) => p.goto(url),
     waitForFunction: (fn: () => boolean) => p.waitForFunction(fn),
