@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure Debian's Chromium and Firefox ESR are present for the browser tests (tests/e2e). Idempotent,
+# Makes sure Debian's Chromium, Firefox ESR and WebKitGTK's WebDriver (with Xvfb, a display for it) are present
+# for the browser tests (tests/e2e). Idempotent,
 # and it never fails the CI run: without a browser its tests skip themselves loudly instead.
 set -u
 
@@ -8,6 +9,8 @@ FIREFOX="${FIREFOX_PATH:-/usr/bin/firefox-esr}"
 PACKAGES=()
 [ -x "$CHROMIUM" ] && echo "ci-browser: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") present" || PACKAGES+=(chromium)
 [ -x "$FIREFOX" ] && echo "ci-browser: $("$FIREFOX" --version 2>/dev/null || echo "$FIREFOX") present" || PACKAGES+=(firefox-esr)
+[ -x /usr/bin/WebKitWebDriver ] && echo "ci-browser: WebKitWebDriver present" || PACKAGES+=(webkit2gtk-driver)
+[ -x /usr/bin/Xvfb ] && echo "ci-browser: Xvfb present" || PACKAGES+=(xvfb)
 [ ${#PACKAGES[@]} -eq 0 ] && exit 0
 
 SUDO=""
