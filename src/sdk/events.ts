@@ -48,7 +48,8 @@ function position(kind: Signal['k'], e: PointerLike): SignalFields {
 
 export function moveSignal(e: PointerLike): SignalFields {
   const out = position('mm', e)
-  if (typeof e.getCoalescedEvents === 'function') out.n = e.getCoalescedEvents().length
+  // at least the event itself: WebKit gives a move it fires itself (after a scroll, the pointer still) an empty list
+  if (typeof e.getCoalescedEvents === 'function') out.n = Math.max(1, e.getCoalescedEvents().length)
   return untrusted(out, e)
 }
 

@@ -68,6 +68,10 @@ describe('SDK events: pointer', () => {
     })
   })
 
+  it('counts a move with an empty coalesced list (WebKit, after a scroll) as one sample, never 0', () => {
+    expect(moveSignal({ ...pointer({ clientX: 5, clientY: 6 }), getCoalescedEvents: () => [] })).toEqual({ k: 'mm', x: 5, y: 6, n: 1 })
+  })
+
   it('flags untrusted events and equal screen/client coordinates', () => {
     expect(buttonSignal('md', pointer({ screenX: 100, screenY: 50, isTrusted: false }))).toEqual({
       k: 'md',
