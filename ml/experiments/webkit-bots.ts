@@ -64,7 +64,7 @@ export async function launchWebKit(driver: string): Promise<WebKit> {
     display = `:${text.trim()}`
   }
   const port = await freePort()
-  // no GPU in a virtual display: WebKit's software paths, which keep its web process from hanging there
+  // no GPU in a virtual display: WebKit's software paths (without them a web process hung once in a run)
   const env = {
     ...process.env,
     DISPLAY: display,
@@ -107,6 +107,7 @@ export const webkitPages =
       capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
     })
     const s = `/session/${sessionId}`
+    // the other browsers' size; the window's, best effort (a driver may refuse to resize)
     await command(webkit.url, 'POST', `${s}/window/rect`, { width: 1280, height: 720 }).catch(() => {})
     return { page: webdriverPage(webkit.url, s), close: () => command(webkit.url, 'DELETE', s).then(() => {}) }
   }
