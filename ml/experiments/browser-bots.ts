@@ -15,7 +15,7 @@ import { createCursor } from 'ghost-cursor-playwright'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import type { Signal } from '../../src/scoring/signals'
 import { storedBatches } from '../../tests/helpers/stored-signals'
-import { type Server, findChromium, launchChromium, startServer } from '../../tests/e2e/support'
+import { type Server, demoSessionId, findChromium, flushSdk, launchChromium, startServer } from '../../tests/e2e/support'
 import { EASINGS, type EasingName } from '../generators/humanizer'
 import { windMouseNpm } from '../generators/windmouse'
 import { createRng, deriveSeed, type Rng } from '../synth/prng'
@@ -340,13 +340,9 @@ export async function recordVisit(server: Server, open: OpenPage, tool: BrowserT
   let sessionId: string
   try {
     await page.goto(`${server.url}/demo`)
-    await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-    sessionId = (await page.textContent('#session-id'))!
+    sessionId = await demoSessionId(page)
     await tool.run(page, rng)
-    await page.evaluate(async (key) => {
-      const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-      await w.BSS.init({ publicKey: key }).flush()
-    }, server.demo.public_key)
+    await flushSdk(page, server.demo.public_key)
   } finally {
     await close()
   }

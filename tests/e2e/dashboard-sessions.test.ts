@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
 import { ingestGenerated, type Result, stored } from './sessions'
-import { atBothWidths, eventually, inBrowser, signIn, watchProblems } from './support'
+import { atBothWidths, demoSessionId, eventually, inBrowser, signIn, watchProblems } from './support'
 import { storedBatches } from '../helpers/stored-signals'
 
 // Issues 17 and 18 in Chromium against the real service: a session recorded by the browser SDK on
@@ -25,8 +25,7 @@ inBrowser((env) => {
       try {
         // A person on the demo page: a known rectangle of moves, typing, a scroll, a click.
         await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        demoSession = (await page.textContent('#session-id'))!
+        demoSession = await demoSessionId(page)
         await page.mouse.move(60, 80)
         for (const [x, y] of [
           [460, 120],

@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { signalFindings } from '../../src/scoring/integrity'
 import { REASON_MEANINGS } from '../../src/scoring/reasons'
 import { sessionFeatures } from '../../src/scoring/session-features'
-import { atBothWidths, eventually, inBrowser } from './support'
+import { atBothWidths, demoSessionId, eventually, flushSdk, inBrowser } from './support'
 import { storedBatches } from '../helpers/stored-signals'
 
 inBrowser((env) => {
@@ -33,16 +33,10 @@ inBrowser((env) => {
     const context = await env.browser.newContext()
     const page = await context.newPage()
     await page.goto(`${env.server.url}/demo`)
-    await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-    return { context, page, sessionId: (await page.textContent('#session-id'))! }
+    return { context, page, sessionId: await demoSessionId(page) }
   }
 
-  /** sends what the demo page's SDK holds now (its events are recorded as they are dispatched) */
-  const flushSdk = (page: Page) =>
-    page.evaluate(async (key) => {
-      const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
-      await w.BSS.init({ publicKey: key }).flush()
-    }, env.server.demo.public_key)
+  const flush = (page: Page) => flushSdk(page, env.server.demo.public_key)
 
   /** every signal the service stored for a session of the demo organization */
   const storedSignals = async (sessionId: string) =>
@@ -60,8 +54,7 @@ inBrowser((env) => {
       const typed = 'Hello Demo 42'
       try {
         await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const sessionId = (await page.textContent('#session-id'))!
+        const sessionId = await demoSessionId(page)
         const started = Date.now()
 
         await page.mouse.move(40, 40)
@@ -167,8 +160,7 @@ inBrowser((env) => {
       page.on('pageerror', (e) => errors.push(String(e)))
       try {
         await page.goto(`${env.server.url}/demo`)
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        const first = await page.textContent('#session-id')
+        const first = await demoSessionId(page)
         const outcome = await page.evaluate(() => {
           const w = window as unknown as { BSS: { init(o: unknown): { sessionId: string } } }
           const bad = [undefined, null, {}, { publicKey: 'svc_live_sk_' + 'a'.repeat(40) }, { publicKey: 42 }].map(
@@ -182,20 +174,18 @@ inBrowser((env) => {
           return bad
         })
         expect(outcome).toEqual(['', '', '', '', ''])
-        await flushSdk(page)
-        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, first!)
+        await flush(page)
+        const rows = await storedBatches(env.server.deps.db.sql, env.server.demo.org_id, first)
         const untrusted = rows
           .flatMap((r) => r.signals ?? [])
           .filter((s) => s.tr === false)
           .map((s) => s.k)
         expect(untrusted.sort()).toEqual(['kd', 'mm', 's', 'ts'])
         await page.reload()
-        await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        expect(await page.textContent('#session-id')).toBe(first)
+        expect(await demoSessionId(page)).toBe(first)
         const other = await context.newPage()
         await other.goto(`${env.server.url}/demo`)
-        await other.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-        expect(await other.textContent('#session-id')).not.toBe(first)
+        expect(await demoSessionId(other)).not.toBe(first)
         expect(errors).toEqual([])
       } finally {
         await context.close()
@@ -234,7 +224,7 @@ inBrowser((env) => {
           pointer('pointerup', 'touch', 310)
           touch('touchend', 6, 310)
         })
-        await flushSdk(page)
+        await flush(page)
         const synthetic = (await storedSignals(sessionId)).filter((s) => s.tr === false)
         expect(synthetic.map((s) => `${s.k}@${s.x}`)).toEqual([
           'mm@90',
@@ -269,7 +259,7 @@ inBrowser((env) => {
               input.dispatchEvent(event)
           }
         })
-        await flushSdk(page)
+        await flush(page)
         const signals = await storedSignals(sessionId)
         const filled = signals.filter((s) => s.tr === false)
         expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(['kd:other', 'ku:other', 'kd:other', 'ku:other'])
@@ -319,7 +309,7 @@ inBrowser((env) => {
             )
           )
         })
-        await flushSdk(page)
+        await flush(page)
         const signals = await storedSignals(sessionId)
         const filled = signals.filter((s) => s.tr === false && (s.k === 'kd' || s.k === 'ku'))
         expect(filled.map((s) => `${s.k}:${s.kc}`)).toEqual(Array(4).fill(['kd:other', 'ku:other']).flat())
@@ -364,7 +354,7 @@ inBrowser((env) => {
             await page.mouse.up()
           }
         }
-        await flushSdk(page)
+        await flush(page)
         const signals = await storedSignals(sessionId)
         const compass = sessionFeatures(signals).pointerCompass
         expect(compass.runs).toBeGreaterThanOrEqual(6)
@@ -396,9 +386,8 @@ inBrowser((env) => {
             key
           )
         const key = env.server.demo.public_key
-        await popup.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
         // the copy is seen at load (the SDK found the opener's session in storage) and left within moments
-        expect(await popup.textContent('#session-id')).toBe(opener)
+        expect(await demoSessionId(popup)).toBe(opener)
         await eventually(async () => ((await idOf(popup, key)) !== opener ? true : undefined), 'the popup’s own session')
         const own = await idOf(popup, key)
         expect(own).toMatch(/^[0-9a-f-]{36}$/)
@@ -424,7 +413,7 @@ inBrowser((env) => {
         expect((await marks(own)).map((s) => s.x)).toEqual([22])
         // a reload keeps the tab's session: its old page is gone, nobody answers
         await popup.reload()
-        await popup.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+        await demoSessionId(popup)
         await Bun.sleep(300)
         expect(await idOf(popup, key)).toBe(own)
       } finally {

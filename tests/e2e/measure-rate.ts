@@ -6,7 +6,7 @@
  * it prints numbers, it asserts nothing.
  */
 import type { Page } from 'playwright-core'
-import { findChromium, launchChromium, startServer } from './support'
+import { demoSessionId, findChromium, launchChromium, startServer } from './support'
 
 const seconds = Number(process.argv[2] ?? 60)
 const chromiumPath = findChromium()
@@ -51,8 +51,7 @@ async function visit(name: string, script: (page: Page, until: number) => Promis
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
     await page.goto(`${server.url}/demo`)
-    await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
-    const sessionId = (await page.textContent('#session-id'))!
+    const sessionId = await demoSessionId(page)
     const start = server.requests.length
     const began = Date.now()
     await script(page, began + seconds * 1000)

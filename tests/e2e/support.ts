@@ -162,6 +162,20 @@ export function withBrowser<B extends { close(): Promise<unknown> }>(
   })
 }
 
+/** the demo page's session id, once its SDK has shown one */
+export async function demoSessionId(page: Pick<Page, 'waitForFunction' | 'textContent'>): Promise<string> {
+  await page.waitForFunction(() => /^[0-9a-f-]{36}$/.test(document.getElementById('session-id')?.textContent ?? ''))
+  return (await page.textContent('#session-id'))!
+}
+
+/** sends what the demo page's SDK holds now (its events are recorded as they are dispatched) */
+export function flushSdk(page: Pick<Page, 'evaluate'>, publicKey: string): Promise<void> {
+  return page.evaluate(async (key) => {
+    const w = window as unknown as { BSS: { init(o: unknown): { flush(): Promise<void> } } }
+    await w.BSS.init({ publicKey: key }).flush()
+  }, publicKey)
+}
+
 /** The newest 6-digit code mailed to `email` at or after `after` (ms), from the development outbox. */
 export async function mailedCode(server: Server, email: string, after: number): Promise<string> {
   return eventually(async () => {
