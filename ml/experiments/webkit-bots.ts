@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { Page } from 'playwright-core'
+import { eventually } from '../../tests/e2e/support'
 import { type OpenPage, cdpOverMouse, measureFromEnv } from './browser-bots'
 import { FIREFOX_TOOLS } from './firefox-bots'
 
@@ -29,15 +30,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port))
     })
   })
-}
-
-async function until(what: string, ok: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await ok().catch(() => false)) return
-    await Bun.sleep(50)
-  }
-  throw new Error(`${what}: not ready within ${ms} ms`)
 }
 
 export type WebKit = { url: string; close(): Promise<void> }
@@ -74,7 +66,15 @@ export async function launchWebKit(driver: string): Promise<WebKit> {
   }
   children.push(Bun.spawn([driver, `--port=${port}`, '--host=127.0.0.1'], { env, stdout: 'ignore', stderr: 'ignore' }))
   const url = `http://127.0.0.1:${port}`
-  await until('WebKitWebDriver', async () => (await fetch(`${url}/status`)).ok)
+  await eventually(
+    () =>
+      fetch(`${url}/status`).then(
+        (r) => r.ok,
+        () => false
+      ),
+    'WebKitWebDriver',
+    15_000
+  )
   return {
     url,
     async close() {
@@ -133,6 +133,7 @@ function webdriverPage(url: string, s: string): Page {
       'const e = document.querySelector(arguments[0]); if (!e) return null; const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }',
       [selector]
     )
+  const focus = (selector: string) => run('document.querySelector(arguments[0]).focus()', [selector])
   const mouse = {
     async move(x: number, y: number, o?: { steps?: number }) {
       // Playwright's steps: equal parts of the line from where the mouse is
@@ -154,13 +155,18 @@ function webdriverPage(url: string, s: string): Page {
   const cdp = cdpOverMouse('WebKit', { move: moveTo, down: mouse.down, up: mouse.up })
   const shim = {
     goto: (to: string) => command(url, 'POST', `${s}/url`, { url: to }),
-    waitForFunction: (fn: () => boolean) => until('waitForFunction', () => run<boolean>(`return (${fn.toString()})()`, [])),
+    waitForFunction: (fn: () => boolean) =>
+      eventually(() => run<boolean>(`return (${fn.toString()})()`, []).catch(() => false), 'waitForFunction', 15_000),
     textContent: (selector: string) => run<string | null>('return document.querySelector(arguments[0])?.textContent ?? null', [selector]),
-    evaluate: <A>(fn: (arg: A) => unknown, arg: A) =>
-      command(url, 'POST', `${s}/execute/async`, {
-        script: `const done = arguments[arguments.length - 1]; Promise.resolve((${fn.toString()})(arguments[0])).then(done, (e) => done(String(e)))`,
+    // as Playwright's evaluate: the function's value, or its rejection thrown here (a failed flush is not silent)
+    async evaluate<A>(fn: (arg: A) => unknown, arg: A) {
+      const out = await command<{ value?: unknown; error?: string }>(url, 'POST', `${s}/execute/async`, {
+        script: `const done = arguments[arguments.length - 1]; Promise.resolve((${fn.toString()})(arguments[0])).then((value) => done({ value }), (e) => done({ error: String(e) }))`,
         args: [arg],
-      }),
+      })
+      if (out.error !== undefined) throw new Error(`evaluate in WebKit: ${out.error}`)
+      return out.value
+    },
     mouse,
     keyboard: { down: (k: string) => key('keyDown', k), up: (k: string) => key('keyUp', k) },
     locator: (selector: string) => ({
@@ -173,9 +179,9 @@ function webdriverPage(url: string, s: string): Page {
         await mouse.down()
         await mouse.up()
       },
-      focus: () => run('document.querySelector(arguments[0]).focus()', [selector]),
+      focus: () => focus(selector),
       async pressSequentially(text: string, o?: { delay?: number }) {
-        await run('document.querySelector(arguments[0]).focus()', [selector])
+        await focus(selector)
         for (const ch of text) {
           await key('keyDown', ch)
           if (o?.delay) await Bun.sleep(o.delay)
