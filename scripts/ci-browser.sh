@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure Debian's Chromium, Firefox ESR and WebKitGTK's WebDriver (with Xvfb, a display for it) are present
-# for the browser tests (tests/e2e). Idempotent,
-# and it never fails the CI run: without a browser its tests skip themselves loudly instead.
+# for the browser tests (tests/e2e). Idempotent, and it never fails the CI run: without a browser its tests
+# skip themselves loudly instead.
 set -u
 
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
