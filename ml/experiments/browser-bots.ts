@@ -223,7 +223,8 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
           const u = Math.min(1, (performance.now() - start) / duration)
           for (let i = 0; i < perFrame; i++) {
             const p = curve.get(easing(Math.min(1, u + (i * 16) / perFrame / duration)))
-            await page.mouse.move(p.x, p.y)
+            // kept inside the 1280 × 720 page: a curve bulging past its edge is refused by Firefox's BiDi
+            await page.mouse.move(Math.min(1279, Math.max(0, p.x)), Math.min(719, Math.max(0, p.y)))
           }
           if (u >= 1) break
           await sleep(16)
@@ -316,7 +317,9 @@ export function cdpOverMouse(
 }
 
 /** the random stream of a tool's i-th visit: the same visits for every model */
-export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}`, i))
+/** SEED_SALT draws visits of other seeds (training recordings) than the tables' (no salt) */
+const SEED_SALT = process.env.SEED_SALT ? `:${process.env.SEED_SALT}` : ''
+export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}${SEED_SALT}`, i))
 
 type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
 
@@ -383,7 +386,8 @@ async function measureTools(server: Server, open: OpenPage, tools: readonly Brow
     const results: Judged[] = []
     const moves = { events: 0, coalesced: 0, gaps: [] as number[] }
     const keys = { presses: 0, holds: [] as number[], flights: [] as number[] }
-    for (let i = 0; i < n; i++) {
+    // FROM: the first visit's index (to go on after an interrupted run)
+    for (let i = Number(process.env.FROM ?? 0); i < n; i++) {
       const { result: judged, signals } = await recordVisit(server, open, tool, visitRng(tool.name, i))
       results.push(judged)
       const mm = signals.filter((s) => s.k === 'mm')
