@@ -53,3 +53,21 @@ export function loadReal(source: RealSource): RealSession[] {
 }
 
 export const loadAllReal = (): RealSession[] => [...loadReal('sapimouse'), ...loadReal('delbot')]
+
+/** A bot tool's visit recorded through the SDK in a real browser (ml/data/browser/README.md). */
+export type BrowserVisit = { browser: string; tool: string; visit: number; signals: Signal[] }
+
+const browserCache = new Map<string, BrowserVisit[]>()
+
+/** The recorded visits of one tool (`humanizer_bezier`), every browser. */
+export function loadBrowserVisits(tool: string): BrowserVisit[] {
+  const hit = browserCache.get(tool)
+  if (hit) return hit
+  const text = gunzipSync(readFileSync(new URL(`./browser/${tool}.jsonl.gz`, import.meta.url))).toString('utf8')
+  const out = text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as BrowserVisit)
+  browserCache.set(tool, out)
+  return out
+}
