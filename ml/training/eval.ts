@@ -14,7 +14,7 @@ import { MemoryReplayStore, type ReuseJudgement, SHAPE_MATCH_PX, judgeReuse, rep
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES } from '../synth/bots'
 import { createRng, deriveSeed } from '../synth/prng'
-import { type RealSession, loadAllReal } from '../data/load'
+import { type RealSession, loadAllReal, loadBrowserVisits } from '../data/load'
 import { CAPTURES, type Capture, applyCapture, window } from './capture'
 import { withTremor } from '../generators/tremor'
 import { expectedCalibrationError, rocAuc } from './metrics'
@@ -230,6 +230,22 @@ for (const src of sources) {
       const res = real.filter((s) => s.family === src.family && s.unit === unit).map((s) => score(model, s.signals))
       if (res.length) botRow(`${src.family} (${unit === 'page' ? 'page' : 'one circle'})`, 'real DELBOT recording', res)
     }
+    continue
+  }
+  if (src.source === 'browser') {
+    const visits = loadBrowserVisits('humanizer_bezier')
+    botRow(
+      src.family,
+      'real browser recording (ml/data/browser)',
+      visits.map((v) => score(model, v.signals))
+    )
+    for (const browser of [...new Set(visits.map((v) => v.browser))])
+      botRow(
+        `${src.family}: ${browser}`,
+        'real browser recording, one part of the row above',
+        visits.filter((v) => v.browser === browser).map((v) => score(model, v.signals)),
+        false
+      )
     continue
   }
   const sessions = src.sessions(EVAL_SEED).slice(0, BOTS_PER_FAMILY)

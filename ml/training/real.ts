@@ -9,12 +9,12 @@ import { POINTER_FEATURE_NAMES, sessionFeatures } from '../../src/scoring/sessio
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES, type BotFamily } from '../synth/bots'
 import { type Rng, createRng, deriveSeed } from '../synth/prng'
-import { type RealSession, loadAllReal } from '../data/load'
+import { type RealSession, loadAllReal, loadBrowserVisits } from '../data/load'
 import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
 
-export const M4_VERSION = 'm4-2026.11.17'
+export const M4_VERSION = 'm4-2026.11.18'
 export const M4_SEED = 20261113
 export const FOLDS = 5
 
@@ -45,7 +45,7 @@ export const SYNTH_FAMILIES: readonly BotFamily[] = [
 ]
 export const SYNTH_PER_FAMILY = 120
 
-export type BotSource = { family: string; source: 'synth' | 'delbot' | 'generator'; sessions: (seed: number) => Signal[][] }
+export type BotSource = { family: string; source: 'synth' | 'delbot' | 'generator' | 'browser'; sessions: (seed: number) => Signal[][] }
 
 /** DELBOT human families, each one recording setup: one fold each */
 const DELBOT_HUMAN_FOLD: Record<string, number> = { human_pc1: 0, human_pc2_pad: 1, human_tel: 2, human_vm: 3, human_fast: 4 }
@@ -88,6 +88,10 @@ export async function botSources(): Promise<BotSource[]> {
     out.push({ family, source: 'delbot', sessions: () => delbot.filter((s) => s.family === family).map((s) => s.signals) })
   }
   out.push(...(await generatorSources()), ...(await stitchedSource()))
+  // The humanizer's timer loop as real browsers delivered it (ml/data/browser/README.md): simulated, its
+  // timing was caught; in Chromium, Firefox and WebKit the delivery's sawtooth passed it as a hand.
+  const visits = loadBrowserVisits('humanizer_bezier')
+  out.push({ family: 'browser_humanizer', source: 'browser', sessions: () => visits.map((v) => v.signals) })
   return out
 }
 
@@ -168,7 +172,8 @@ function visitSeconds(rng: Rng): number {
 /** copies per real session (SapiMouse copies are windows of visitSeconds' lengths) */
 const SAPI_COPIES = 3
 const DELBOT_COPIES = 2
-const BOT_COPIES_DELBOT = 2
+/** augmented copies per recorded bot session (DELBOT's, the browser visits) */
+const BOT_COPIES_RECORDED = 2
 /** the share of the bot weight the contrastive negatives carry together */
 const PERTURBED_SHARE = 0.25
 /** contrastive negatives per real session */
@@ -201,7 +206,7 @@ export async function buildRows(seed: number, sources: readonly BotSource[]): Pr
     }
   }
   for (const src of sources) {
-    const copies = src.source === 'delbot' ? BOT_COPIES_DELBOT : 1
+    const copies = src.source === 'delbot' || src.source === 'browser' ? BOT_COPIES_RECORDED : 1
     for (const signals of src.sessions(seed)) {
       for (let c = 0; c < copies; c++)
         rows.push({ human: 0, family: src.family, source: src.source, fold: -1, ...featuresOf(augment(rng, signals)) })

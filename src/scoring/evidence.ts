@@ -204,7 +204,7 @@ const SPARSE_REPEATED_STEPS = 0.1
 const SLOW_RUN_MIN = 10
 /** reversals at speed (session-features.ts, pointerReversals): pairs before their share counts, the share; one-frame backsteps, and their share of the triples */
 const REVERSAL_PAIRS_MIN = 20
-const REVERSAL_SHARE = 0.1
+const REVERSAL_SHARE = 0.12
 const BACKSTEPS_MIN = 3
 const BACKSTEP_SHARE = 0.02
 /** a run of even steps (session-features.ts, pointerEvenRun) from which a sparse pointer is a metronome and the floor no longer holds */

@@ -9,6 +9,14 @@ import { ownInput, type Signal } from './signals'
 
 /** a gap longer than this between two positions ends a stroke */
 const STROKE_PAUSE_MS = 300
+/**
+ * Mouse moves this soon after the stroke's last sample are one delivery with it: merged into it as
+ * moves of one timestamp are (its time, the burst's last place). A virtual machine's or remote session's input, and a bot's awaited
+ * moves in Firefox, arrive in bursts 1–3 ms apart carrying a frame's distance: read as speed, such a
+ * burst is a hand's jerk where there is none (docs/scoring.md, m4-2026.11.18). 4 ms keeps a 240 Hz
+ * pointer's every sample.
+ */
+const BURST_MS = 4
 /** a stroke counts when it has this many distinct-time samples, path and duration */
 const MIN_SAMPLES = 4
 const MIN_PATH_PX = 20
@@ -236,7 +244,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
     cur.touch = touch
     const m = cur.t.length
-    if (m && cur.t[m - 1] === s.t) {
+    if (m && (cur.t[m - 1] === s.t || (mouseMove && s.t - cur.t[m - 1] < BURST_MS))) {
       cur.x[m - 1] = s.x
       cur.y[m - 1] = s.y
     } else {

@@ -898,12 +898,12 @@ describe('noise on a scripted path: the pointer turns back between two fast fram
     const slow = path(() => 0).map((s) => (s.k === 'mm' ? { ...s, x: 100 + (s.x! - 100) / 8 } : s))
     expect(sessionFeatures(slow).pointerReversals.pairs).toBe(0)
   })
-  it('is mild bot evidence from three backsteps on (and 2 % of fast triples), or a tenth of the pairs turning back', () => {
+  it('is mild bot evidence from three backsteps on (and 2 % of fast triples), or 12 % of the pairs turning back', () => {
     expect(reversalsOf(path((i) => (i % 10 === 5 ? -12 : 0)))).toHaveLength(2)
     expect(reversalsOf(path((i) => (i === 45 || i === 85 ? -12 : 0)))).toEqual([])
     for (const e of reversalsOf(path((i) => (i % 10 === 5 ? -12 : 0)))) expect(e.z).toBe(-1.5)
   })
-  it('real people never do it: at most 2 backsteps, and under a tenth of their fast pairs on a fine clock', () => {
+  it('real people never do it: at most 2 backsteps, and under 12 % of their fast pairs on a fine clock', () => {
     let most = 0
     let back = 0
     for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
@@ -915,7 +915,8 @@ describe('noise on a scripted path: the pointer turns back between two fast fram
       }
     }
     expect(most).toBeGreaterThan(0)
-    expect(most).toBeLessThan(0.1)
+    // 10.6 %: a DELBOT recording in a VM on a touchpad, since moves of one burst are one sample (BURST_MS; 7 % before)
+    expect(most).toBeLessThan(0.12)
     expect(back).toBeLessThan(3)
   })
 })
