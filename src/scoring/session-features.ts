@@ -11,10 +11,10 @@ import { ownInput, type Signal } from './signals'
 const STROKE_PAUSE_MS = 300
 /**
  * Mouse moves this soon after the stroke's last sample are one delivery with it: merged into it as
- * moves of one timestamp are (its time, the burst's last place). A virtual machine's or remote session's input, and a bot's awaited
- * moves in Firefox, arrive in bursts 1–3 ms apart carrying a frame's distance: read as speed, such a
- * burst is a hand's jerk where there is none (docs/scoring.md, m4-2026.11.18). 4 ms keeps a 240 Hz
- * pointer's every sample.
+ * moves of one timestamp are (its time, the burst's last place). A virtual machine's input and a
+ * bot's awaited moves in Firefox arrive in bursts 1–3 ms apart carrying a frame's distance: read as
+ * speed, such a burst is a hand's jerk where there is none (docs/scoring.md, m4-2026.11.18). 4 ms
+ * keeps every sample of a 240 Hz pointer.
  */
 const BURST_MS = 4
 /** a stroke counts when it has this many distinct-time samples, path and duration */

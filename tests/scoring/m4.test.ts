@@ -921,6 +921,53 @@ describe('noise on a scripted path: the pointer turns back between two fast fram
   })
 })
 
+describe('a burst of mouse moves (a VM’s input, a bot’s awaited moves in Firefox) is one sample', () => {
+  /** strokes along an arc, one move a frame; with `extra(i)` moves first, 1 ms apart, frame i's own move comes last */
+  const arc = (gapMs: number, frames: number, extra: (i: number) => number): Signal[] => {
+    const out: Signal[] = []
+    const at = (u: number) => ({ x: 200 + 300 * Math.sin(u), y: 300 - 200 * Math.cos(u) })
+    let t = 100
+    for (let k = 0; k < 3; k++) {
+      for (let i = 0; i < frames; i++) {
+        const u = (i / frames) * 2.2
+        const n = extra(i)
+        // the burst's earlier moves lie between the previous frame's place and this one's
+        for (let j = 0; j < n; j++) {
+          const p = at(u - ((n - j) / (n + 1)) * (2.2 / frames))
+          out.push({ t: t + j, k: 'mm', x: Math.round(p.x), y: Math.round(p.y) })
+        }
+        const p = at(u)
+        out.push({ t: t + n, k: 'mm', x: Math.round(p.x), y: Math.round(p.y) })
+        t += gapMs
+      }
+      t += 900
+    }
+    return out
+  }
+
+  it('gives the features of one move a frame at the burst’s first time and its last place', () => {
+    const frames = arc(16, 50, () => 0)
+    // 1–3 moves 1 ms apart, then the frame's own: the page saw up to four moves where one frame was drawn
+    const bursty = arc(16, 50, (i) => 1 + (i % 3))
+    expect(bursty.length).toBeGreaterThan(frames.length * 2)
+    expect(sessionFeatures(bursty).pointer).toEqual(sessionFeatures(frames).pointer)
+    expect(sessionFeatures(bursty).pointerReversals).toEqual(sessionFeatures(frames).pointerReversals)
+  })
+
+  it('keeps every sample of a pointer polled at 240 Hz', () => {
+    const fast = arc(4.2, 200, () => 0)
+    // what merging each pair of moves would give: the first one's time, the second one's place
+    const pairsMerged = fast.flatMap((s, i) => (i % 2 === 0 && fast[i + 1] ? [{ ...s, x: fast[i + 1]!.x, y: fast[i + 1]!.y }] : []))
+    expect(sessionFeatures(fast).pointer).not.toEqual(sessionFeatures(pairsMerged).pointer)
+    // and 3.9 ms apart, they are merged so
+    const squeezed = fast.map((s, i) => ({ ...s, t: 100 + Math.floor(i / 2) * 8.4 + (i % 2) * 3.9 + Math.floor(i / 200) * 900 }))
+    const squeezedMerged = squeezed.flatMap((s, i) =>
+      i % 2 === 0 && squeezed[i + 1] ? [{ ...s, x: squeezed[i + 1]!.x, y: squeezed[i + 1]!.y }] : []
+    )
+    expect(sessionFeatures(squeezed).pointer).toEqual(sessionFeatures(squeezedMerged).pointer)
+  })
+})
+
 describe('a pen recorded twice (its pointer events and the touch events Safari and Chrome also fire)', () => {
   const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
   /** a real person's mouse as an SDK before 1.0.1 recorded a pen: each event, then its touch twin (`lag` ms later) */
