@@ -6,7 +6,8 @@
 // them. Typing tools (Playwright's pressSequentially, a humanized typing loop) type into the page's
 // fields the same way. docs/scoring.md, "Bot tools in a real browser", has the tables.
 //   N=20 TOOLS=playwright_steps,ghost_cursor npx bun run ml/experiments/browser-bots.ts
-// Needs Chromium (scripts/ci-browser.sh). SAVE=/tmp/dir keeps each session's stored signals.
+// Needs Chromium (scripts/ci-browser.sh). SAVE=/tmp/dir keeps each session's stored signals; SEED_SALT=train
+// draws other visits than the tables' (ml/data/browser/README.md); FROM=k starts at visit k.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Bezier } from 'bezier-js'
@@ -316,9 +317,9 @@ export function cdpOverMouse(
   }
 }
 
-/** the random stream of a tool's i-th visit: the same visits for every model */
-/** SEED_SALT draws visits of other seeds (training recordings) than the tables' (no salt) */
+/** SEED_SALT draws visits of other seeds (training recordings, ml/data/browser) than the tables' (no salt) */
 const SEED_SALT = process.env.SEED_SALT ? `:${process.env.SEED_SALT}` : ''
+/** the random stream of a tool's i-th visit: the same visits for every model */
 export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}${SEED_SALT}`, i))
 
 type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
