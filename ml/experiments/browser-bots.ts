@@ -24,6 +24,8 @@ import { createRng, deriveSeed, type Rng } from '../synth/prng'
 type Pt = { x: number; y: number }
 export type BrowserTool = { name: string; what: string; run(page: Page, rng: Rng): Promise<void> }
 
+/** the page size of every visit, in every browser */
+export const VIEWPORT = { width: 1280, height: 720 }
 const TARGETS = ['#demo-name', '#demo-notes', '#scroll-area', '#check']
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -224,8 +226,8 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = [
           const u = Math.min(1, (performance.now() - start) / duration)
           for (let i = 0; i < perFrame; i++) {
             const p = curve.get(easing(Math.min(1, u + (i * 16) / perFrame / duration)))
-            // kept inside the 1280 × 720 page: a curve bulging past its edge is refused by Firefox's BiDi
-            await page.mouse.move(Math.min(1279, Math.max(0, p.x)), Math.min(719, Math.max(0, p.y)))
+            // kept inside the page: a curve bulging past its edge is refused by Firefox's BiDi
+            await page.mouse.move(Math.min(VIEWPORT.width - 1, Math.max(0, p.x)), Math.min(VIEWPORT.height - 1, Math.max(0, p.y)))
           }
           if (u >= 1) break
           await sleep(16)
@@ -331,7 +333,7 @@ export type OpenPage = () => Promise<{ page: Page; close(): Promise<void> }>
 export const chromiumPages =
   (browser: Browser): OpenPage =>
   async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } })
+    const context = await browser.newContext({ viewport: VIEWPORT })
     return { page: await context.newPage(), close: () => context.close() }
   }
 

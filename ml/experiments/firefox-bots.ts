@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core'
-import { BROWSER_TOOLS, type OpenPage, cdpOverMouse, measureFromEnv } from './browser-bots'
+import { BROWSER_TOOLS, type OpenPage, VIEWPORT, cdpOverMouse, measureFromEnv } from './browser-bots'
 
 /** Debian's Firefox ESR (FIREFOX_PATH elsewhere), or null */
 export function findFirefox(): string | null {
@@ -17,7 +17,7 @@ export function findFirefox(): string | null {
 
 /** Firefox headless through Puppeteer (WebDriver BiDi), at the Chromium runs' viewport */
 export function launchFirefox(executablePath: string): Promise<PuppeteerBrowser> {
-  return puppeteer.launch({ browser: 'firefox', executablePath, headless: true, defaultViewport: { width: 1280, height: 720 } })
+  return puppeteer.launch({ browser: 'firefox', executablePath, headless: true, defaultViewport: VIEWPORT })
 }
 
 /** Firefox's pages for recordVisit, a fresh browser context a visit */

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { Page } from 'playwright-core'
 import { eventually } from '../../tests/e2e/support'
-import { type OpenPage, cdpOverMouse, measureFromEnv } from './browser-bots'
+import { type OpenPage, VIEWPORT, cdpOverMouse, measureFromEnv } from './browser-bots'
 import { FIREFOX_TOOLS } from './firefox-bots'
 
 const DRIVER = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver'
@@ -108,7 +108,7 @@ export const webkitPages =
     })
     const s = `/session/${sessionId}`
     // the other browsers' size; the window's, best effort (a driver may refuse to resize)
-    await command(webkit.url, 'POST', `${s}/window/rect`, { width: 1280, height: 720 }).catch(() => {})
+    await command(webkit.url, 'POST', `${s}/window/rect`, VIEWPORT).catch(() => {})
     return { page: webdriverPage(webkit.url, s), close: () => command(webkit.url, 'DELETE', s).then(() => {}) }
   }
 
