@@ -19,6 +19,7 @@ import { CAPTURES, type Capture, applyCapture, window } from './capture'
 import { withTremor } from '../generators/tremor'
 import { expectedCalibrationError, rocAuc } from './metrics'
 import {
+  BROWSER_TOOL,
   type Cal,
   type Ensemble,
   HUMAN_FLAG_TARGET,
@@ -233,17 +234,15 @@ for (const src of sources) {
     continue
   }
   if (src.source === 'browser') {
-    const visits = loadBrowserVisits('humanizer_bezier')
-    botRow(
-      src.family,
-      'real browser recording (ml/data/browser)',
-      visits.map((v) => score(model, v.signals))
-    )
+    // each visit scored once; the per-browser rows are parts of the family's row
+    const visits = loadBrowserVisits(BROWSER_TOOL)
+    const res = visits.map((v) => score(model, v.signals))
+    botRow(src.family, 'real browser recording (ml/data/browser)', res)
     for (const browser of [...new Set(visits.map((v) => v.browser))])
       botRow(
         `${src.family}: ${browser}`,
         'real browser recording, one part of the row above',
-        visits.filter((v) => v.browser === browser).map((v) => score(model, v.signals)),
+        res.filter((_, i) => visits[i]!.browser === browser),
         false
       )
     continue

@@ -45,6 +45,9 @@ export const SYNTH_FAMILIES: readonly BotFamily[] = [
 ]
 export const SYNTH_PER_FAMILY = 120
 
+/** the bot tool whose real-browser visits (ml/data/browser) are the family `browser_humanizer` */
+export const BROWSER_TOOL = 'humanizer_bezier'
+
 export type BotSource = { family: string; source: 'synth' | 'delbot' | 'generator' | 'browser'; sessions: (seed: number) => Signal[][] }
 
 /** DELBOT human families, each one recording setup: one fold each */
@@ -90,7 +93,7 @@ export async function botSources(): Promise<BotSource[]> {
   out.push(...(await generatorSources()), ...(await stitchedSource()))
   // The humanizer's timer loop as real browsers delivered it (ml/data/browser/README.md): simulated, its
   // timing was caught; in Chromium, Firefox and WebKit the delivery's sawtooth passed it as a hand.
-  const visits = loadBrowserVisits('humanizer_bezier')
+  const visits = loadBrowserVisits(BROWSER_TOOL)
   out.push({ family: 'browser_humanizer', source: 'browser', sessions: () => visits.map((v) => v.signals) })
   return out
 }
