@@ -173,12 +173,15 @@ function touchEvidence(t: NonNullable<SessionFeatures['touchContact']>): Evidenc
   return null
 }
 
-function clickEvidence(presses: number): Evidence | null {
+function clickEvidence(presses: number, movedUnseen: boolean): Evidence | null {
   if (presses === 0) return null
   // A mouse that presses without ever moving: a script's element click, or a cursor resting on the
   // button (a page that opened under it, a banner that appeared there). One or two such presses were a
-  // bot on their own (−1.5: hcs 18) until m4-2026.11.9; three or more with no movement at all are a script's.
-  return { modality: 'clicks', z: presses >= 3 ? -4 : SUSPICIOUS_AT_WORST, codes: ['click_without_movement'] }
+  // bot on their own (−1.5: hcs 18) until m4-2026.11.9. A resting cursor presses on one spot as often as
+  // the person likes (a double or triple click, a gallery's next arrow: SapiMouse people press two and
+  // three times on one spot with no move between, and one 3 s window held nothing else), so only three
+  // or more presses at more than one spot, with no move to get between them, are a script's.
+  return { modality: 'clicks', z: presses >= 3 && movedUnseen ? -4 : SUSPICIOUS_AT_WORST, codes: ['click_without_movement'] }
 }
 
 /**
@@ -318,7 +321,7 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   if (s && !(sampledSparsely && s.z < 0)) out.push(s)
   const t = f.touchContact && touchEvidence(f.touchContact)
   if (t) out.push(t)
-  const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement) : null
+  const c = !f.pointer && !f.touchContact ? clickEvidence(f.pressesWithoutMovement, f.pressesMovedUnseen) : null
   if (c) out.push(c)
   // On a coarse clock or a sparse pointer a hand's last step before a press can look like a jump.
   const j = sparse ? null : jumpPressEvidence(f.presses)

@@ -194,7 +194,8 @@ export function reasonDetails(signals: readonly Signal[], reasons: readonly stri
     } else if (code === 'touch_contact_constant') {
       const t = feats().touchContact
       detail = t ? `${fmt(t.values)} touch readings, variance ${fmt(t.variance, 3)}` : null
-    } else if (code === 'click_without_movement') detail = `${fmt(feats().pressesWithoutMovement)} presses, no pointer movement`
+    } else if (code === 'click_without_movement')
+      detail = `${fmt(feats().pressesWithoutMovement)} presses ${feats().pressesMovedUnseen ? 'at different spots' : 'on one spot'}, no pointer movement`
     else if (code === 'click_after_jump')
       detail = `${fmt(feats().presses.afterJump)} of ${fmt(feats().presses.all)} presses within ${JUMP_PRESS_MS} ms of a jump onto their spot`
     else if (code === 'event_burst') {

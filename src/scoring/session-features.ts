@@ -167,6 +167,8 @@ export type SessionFeatures = {
   touchContact: { values: number; variance: number } | null
   /** mouse buttons pressed at a position with no pointer or touch movement in the whole session */
   pressesWithoutMovement: number
+  /** those presses came at two or more positions: the pointer got from one to the other without a move */
+  pressesMovedUnseen: boolean
   /** mouse presses, and those right after a jump onto their spot (jumpedOnto: a script's element click) */
   presses: { all: number; afterJump: number }
 }
@@ -208,12 +210,19 @@ type Stroke = { t: number[]; x: number[]; y: number[]; touch: boolean }
  * would have coalesced them). A stroke ends at a button or touch start/end,
  * at a pause, or when time goes back.
  */
-function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; moves: number; presses: number; jumpPresses: number } {
+function strokesOf(
+  signals: readonly Signal[],
+  from = 0
+): { strokes: Stroke[]; moves: number; presses: number; jumpPresses: number; pressSpots: number } {
   const strokes: Stroke[] = []
   let cur: Stroke = { t: [], x: [], y: [], touch: false }
   let moves = 0
   let presses = 0
   let jumpPresses = 0
+  // where the first press was, and whether a later one was elsewhere (1 or 2 spots are all the rules ask)
+  let pressX = Number.NaN
+  let pressY = Number.NaN
+  let pressSpots = 0
   // the last two mouse moves, for presses that land right after a jump (JUMP_PRESS_*)
   let lastMove: Move | null = null
   let beforeMove: Move | null = null
@@ -229,6 +238,13 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     if (k === 'md') {
       presses++
       if (lastMove && num(s.t) && jumpedOnto(beforeMove, lastMove, s.t)) jumpPresses++
+      if (num(s.x) && num(s.y)) {
+        if (!pressSpots) {
+          pressX = s.x
+          pressY = s.y
+          pressSpots = 1
+        } else if (s.x !== pressX || s.y !== pressY) pressSpots = 2
+      }
     }
     if (k === 'md' || k === 'mu' || k === 'ts') close()
     if (!(mouseMove || touch) || !num(s.t) || !num(s.x) || !num(s.y)) {
@@ -255,7 +271,7 @@ function strokesOf(signals: readonly Signal[], from = 0): { strokes: Stroke[]; m
     if (k === 'te') close()
   }
   close()
-  return { strokes, moves, presses, jumpPresses }
+  return { strokes, moves, presses, jumpPresses, pressSpots }
 }
 
 /** a press this soon after the move that brought the pointer… */
@@ -709,6 +725,7 @@ function pointerFeatures(
   moves: number
   presses: number
   jumpPresses: number
+  pressSpots: number
   sampleMs: number
   lines: SessionFeatures['pointerLines']
   compass: SessionFeatures['pointerCompass']
@@ -717,7 +734,7 @@ function pointerFeatures(
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
 } {
-  const { strokes, moves, presses, jumpPresses } = strokesOf(signals, from)
+  const { strokes, moves, presses, jumpPresses, pressSpots } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
@@ -764,6 +781,7 @@ function pointerFeatures(
     moves,
     presses,
     jumpPresses,
+    pressSpots,
     sampleMs,
     lines,
     compass,
@@ -1070,6 +1088,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),
     pressesWithoutMovement: ptr.moves === 0 ? ptr.presses : 0,
+    pressesMovedUnseen: ptr.moves === 0 && ptr.pressSpots > 1,
     presses: { all: ptr.presses, afterJump: ptr.jumpPresses },
   }
 }

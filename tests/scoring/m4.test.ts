@@ -505,11 +505,12 @@ describe('a phone: flicks, taps and a constant contact', () => {
 })
 
 describe('presses without any movement', () => {
-  const session = (presses: number): Signal[] =>
+  /** `apart`: each press that many px right of the one before, with no move between (0: one spot) */
+  const session = (presses: number, apart = 0): Signal[] =>
     Array.from({ length: presses }, (_, i) => [
-      { t: 1000 + 2500 * i, k: 'md' as const, x: 502, y: 401 },
-      { t: 1090 + 2500 * i, k: 'mu' as const, x: 502, y: 401 },
-      { t: 1091 + 2500 * i, k: 'c' as const, x: 502, y: 401 },
+      { t: 1000 + 2500 * i, k: 'md' as const, x: 502 + apart * i, y: 401 },
+      { t: 1090 + 2500 * i, k: 'mu' as const, x: 502 + apart * i, y: 401 },
+      { t: 1091 + 2500 * i, k: 'c' as const, x: 502 + apart * i, y: 401 },
     ]).flat()
   const judge = (s: Signal[]) => scoreSession({ signals: s, clientFeatures: windowFeatures(s), replayed: false })
   it('one or two (a cursor resting where a button appeared) make a session suspicious, not a bot', () => {
@@ -519,10 +520,21 @@ describe('presses without any movement', () => {
       expect(r.reasons).toContain('click_without_movement')
     }
   })
-  it('three or more with no movement at all are a script’s presses', () => {
-    const r = judge(session(3))
-    expect(r.verdict).toBe('bot')
-    expect(r.reasons).toContain('click_without_movement')
+  it('any number on one spot (a double or triple click, a gallery’s next arrow) make it suspicious, not a bot', () => {
+    for (const n of [3, 5, 12]) {
+      const r = judge(session(n))
+      expect(r.verdict).toBe('suspicious')
+      expect(r.reasons).toContain('click_without_movement')
+    }
+  })
+  it('three or more at different spots, with no move to get between them, are a script’s presses', () => {
+    for (const apart of [1, 240]) {
+      const r = judge(session(3, apart))
+      expect(r.verdict).toBe('bot')
+      expect(r.reasons).toContain('click_without_movement')
+    }
+    // two spots, two presses: still only suspicious
+    expect(judge(session(2, 240)).verdict).toBe('suspicious')
   })
 })
 

@@ -100,6 +100,19 @@ describe('reason figures', () => {
     expect(reasonDetails(signals, ['timestamps_non_monotonic']).timestamps_non_monotonic).toBe('time goes back 2 times')
   })
 
+  it('presses without movement: how many, and whether on one spot', () => {
+    const press = (t: number, x: number): Signal[] => [
+      { t, k: 'md', x, y: 300 },
+      { t: t + 80, k: 'mu', x, y: 300 },
+    ]
+    const oneSpot = [...press(0, 500), ...press(400, 500), ...press(800, 500)]
+    const spots = [...press(0, 500), ...press(400, 620), ...press(800, 500)]
+    expect(reasonDetails(oneSpot, ['click_without_movement']).click_without_movement).toBe('3 presses on one spot, no pointer movement')
+    expect(reasonDetails(spots, ['click_without_movement']).click_without_movement).toBe(
+      '3 presses at different spots, no pointer movement'
+    )
+  })
+
   it('no signals (purged, or a client vector only): meanings without figures', () => {
     expect(explainReasons(['typing_fixed_rhythm', 'event_burst'], [])).toEqual([
       { code: 'typing_fixed_rhythm', meaning: REASON_MEANINGS.typing_fixed_rhythm!, detail: null },
