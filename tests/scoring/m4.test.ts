@@ -175,6 +175,20 @@ describe('keyboard rules against the real figures', () => {
     expect(keyboardEvidence({ ...loop, downs: 39, latencyCv: 0.3 })!.z).toBeGreaterThanOrEqual(0)
     expect(keyboardEvidence({ ...loop, downs: 39, latencyTail: 1 })!.z).toBeGreaterThanOrEqual(0)
   })
+  it('a steady rhythm or steady holds over a few keys (one short word, a code) is at most suspicious; from 12 keys a machine', () => {
+    // real people typing 8–11 keys at an even pace: latency CVs down to 0.06, hold CVs under 0.08 (ml/experiments/keystrokes.ts)
+    for (const downs of [8, 11]) {
+      const few = { ...base, downs, ups: downs, holds: downs }
+      for (const e of [{ latencyCv: 0.06 }, { holdCv: 0.07 }, { latencyCv: 0.06, holdCv: 0.07 }]) {
+        const k = keyboardEvidence({ ...few, ...e })!
+        expect(k.z).toBeGreaterThanOrEqual(0)
+        expect(k.codes.length).toBeGreaterThan(0)
+      }
+    }
+    const twelve = { ...base, downs: 12, ups: 12, holds: 12 }
+    expect(keyboardEvidence({ ...twelve, latencyCv: 0.06 })!.z).toBeLessThan(-3)
+    expect(keyboardEvidence({ ...twelve, holdCv: 0.07 })!.z).toBeLessThan(-3)
+  })
   it('too few keys: no evidence at all', () => {
     expect(keyboardEvidence({ ...base, downs: 5 })).toBeNull()
   })
