@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import {
   HUMAN_FLAG_TARGET,
+  MIN_HUMAN_SHIFT,
   M4_PARAMS,
   M4_SEED,
   M4_VERSION,
@@ -46,8 +47,9 @@ const model = assemble(
     negatives: PERTURBATIONS_NOTE,
     augmentation: 'optional fields stripped; 60% of copies re-captured (integer ms, 16.7/100 ms timers, 60/120/240 Hz)',
     calibration:
-      'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group',
+      'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group, and by at least min_human_shift',
     human_flag_target: HUMAN_FLAG_TARGET,
+    min_human_shift: MIN_HUMAN_SHIFT,
     calibration_detail: { pointer: cal.pointer, vector: cal.vector },
     rows: counts,
   }
