@@ -980,17 +980,16 @@ describe('a burst of mouse moves (a VM’s input, a bot’s awaited moves in Fir
     expect(sessionFeatures(bursty).pointerReversals).toEqual(sessionFeatures(frames).pointerReversals)
   })
 
+  /** what merging each pair of moves gives: the first one's time, the second one's place */
+  const pairsMerged = (moves: Signal[]): Signal[] =>
+    moves.flatMap((s, i) => (i % 2 === 0 && moves[i + 1] ? [{ ...s, x: moves[i + 1]!.x, y: moves[i + 1]!.y }] : []))
+
   it('keeps every sample of a pointer polled at 240 Hz', () => {
     const fast = arc(4.2, 200, () => 0)
-    // what merging each pair of moves would give: the first one's time, the second one's place
-    const pairsMerged = fast.flatMap((s, i) => (i % 2 === 0 && fast[i + 1] ? [{ ...s, x: fast[i + 1]!.x, y: fast[i + 1]!.y }] : []))
-    expect(sessionFeatures(fast).pointer).not.toEqual(sessionFeatures(pairsMerged).pointer)
+    expect(sessionFeatures(fast).pointer).not.toEqual(sessionFeatures(pairsMerged(fast)).pointer)
     // and 3.9 ms apart, they are merged so
     const squeezed = fast.map((s, i) => ({ ...s, t: 100 + Math.floor(i / 2) * 8.4 + (i % 2) * 3.9 + Math.floor(i / 200) * 900 }))
-    const squeezedMerged = squeezed.flatMap((s, i) =>
-      i % 2 === 0 && squeezed[i + 1] ? [{ ...s, x: squeezed[i + 1]!.x, y: squeezed[i + 1]!.y }] : []
-    )
-    expect(sessionFeatures(squeezed).pointer).toEqual(sessionFeatures(squeezedMerged).pointer)
+    expect(sessionFeatures(squeezed).pointer).toEqual(sessionFeatures(pairsMerged(squeezed)).pointer)
   })
 })
 
