@@ -11,7 +11,25 @@ const args = process.argv.slice(2)
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const requirePostgres = process.env.REQUIRE_POSTGRES === '1'
 
-type Run = { name: string; pass: number; fail: number; skip: number; code: number }
+type Run = { name: string; pass: number; fail: number; skip: number; code: number; failures: string[] }
+
+/**
+ * Each `(fail)` line of a bun test report with the lines bun printed before it (its error and source
+ * excerpt), so the summary at the very end names what failed: CI logs are often read from the tail.
+ */
+function failuresOf(report: string): string[] {
+  const lines = report.split('\n')
+  const out: string[] = []
+  let file = ''
+  lines.forEach((line, i) => {
+    if (/^\S+\.test\.tsx?:$/.test(line)) file = line
+    if (!line.startsWith('(fail)')) return
+    let start = i
+    while (start > 0 && i - start < 40 && !/^\((pass|fail|skip|todo)\)/.test(lines[start - 1] ?? '')) start--
+    out.push([file, ...lines.slice(start, i + 1)].join('\n'))
+  })
+  return out
+}
 
 async function runSuite(name: string, env: Record<string, string>): Promise<Run> {
   console.log(`\n=== test run: ${name} ===`)
@@ -30,7 +48,7 @@ async function runSuite(name: string, env: Record<string, string>): Promise<Run>
   }
   const code = await proc.exited
   const count = (word: string) => Number(report.match(new RegExp(`^\\s*(\\d+) ${word}$`, 'm'))?.[1] ?? 0)
-  return { name, pass: count('pass'), fail: count('fail'), skip: count('skip'), code }
+  return { name, pass: count('pass'), fail: count('fail'), skip: count('skip'), code, failures: failuresOf(report) }
 }
 
 async function postgresReachable(): Promise<boolean> {
@@ -71,6 +89,11 @@ if (await postgresReachable()) {
   console.error('!!! Start a server (or set TEST_DATABASE_URL) to run the suite against real PostgreSQL too.')
 }
 
+for (const r of runs) {
+  if (r.failures.length === 0) continue
+  console.log(`\n=== failed in ${r.name} (repeated from above) ===`)
+  for (const f of r.failures) console.log(`${f}\n`)
+}
 console.log('\n=== summary ===')
 for (const r of runs) console.log(`${r.name}: ${r.pass} pass, ${r.fail} fail, ${r.skip} skip (exit ${r.code})`)
 const passed = runs.reduce((n, r) => n + r.pass, 0)
