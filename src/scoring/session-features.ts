@@ -352,8 +352,23 @@ function gridSpeeds(st: Stroke, out: Float64Array): number {
 
 const speedBuf = new Float64Array(4096)
 const smoothBuf = new Float64Array(4096)
+let lengthBuf = new Float64Array(4096)
 
-function strokeStats(st: Stroke): StrokeStats | undefined {
+/**
+ * The length of each step of a stroke (index i: from sample i − 1 to sample i), computed once for the
+ * walks that need it: Math.hypot is a native call, and the same arguments give the same bits, so every
+ * walk reads exactly what it computed itself before. The buffer is shared: valid until the next call.
+ */
+function stepLengths(st: Stroke): Float64Array {
+  const { x, y } = st
+  const n = x.length
+  if (lengthBuf.length < n) lengthBuf = new Float64Array(Math.max(n, 2 * lengthBuf.length))
+  const out = lengthBuf
+  for (let i = 1; i < n; i++) out[i] = Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1])
+  return out
+}
+
+function strokeStats(st: Stroke, lengths: Float64Array): StrokeStats | undefined {
   const { t, x, y } = st
   const n = t.length
   if (n < MIN_SAMPLES) return undefined
@@ -365,6 +380,8 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   let lastSign = 0
   let pdx = 0
   let pdy = 0
+  // the length of the step (pdx, pdy)
+  let pd = 0
   let steps = 0
   let repeated = 0
   let dts = 0
@@ -391,7 +408,7 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   for (let i = 1; i < n; i++) {
     const dx = x[i] - x[i - 1]
     const dy = y[i] - y[i - 1]
-    const d = Math.hypot(dx, dy)
+    const d = lengths[i]
     path += d
     const dt = t[i] - t[i - 1]
     dtSum += dt
@@ -423,7 +440,6 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
           if (lastSign !== 0 && sign !== lastSign) signChanges++
           lastSign = sign
         }
-        const pd = Math.hypot(pdx, pdy)
         if (pd >= 3 && d >= 3 && dt > 0 && Math.abs(a) > 0.9) {
           cornerSpeeds.push(d / dt)
           corners++
@@ -443,6 +459,7 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
       }
       pdx = dx
       pdy = dy
+      pd = d
     }
   }
   if (path < MIN_PATH_PX) return undefined
@@ -456,7 +473,7 @@ function strokeStats(st: Stroke): StrokeStats | undefined {
   let acc = 0
   let homingStart = t[n - 1]
   for (let i = 1; i < n; i++) {
-    acc += Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1])
+    acc += lengths[i]
     if (acc >= 0.8 * path) {
       homingStart = t[i - 1]
       break
@@ -582,7 +599,7 @@ const EVEN_GAP_SHARE = 0.05
  * - reversals at speed: pairs of fast steps (≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS) turning by more than
  *   90°, and one-frame backsteps (the middle of three fast steps against both neighbours, which agree).
  */
-function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
+function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): void {
   if (st.touch) return
   const { t, x, y } = st
   const n = t.length
@@ -597,7 +614,7 @@ function walkMouseSteps(st: Stroke, acc: MouseSteps): void {
     dx[i] = x[i] - x[i - 1]
     dy[i] = y[i] - y[i - 1]
     const gap = t[i] - t[i - 1]
-    const length = Math.hypot(dx[i], dy[i])
+    const length = lengths[i]
     acc.moved += length
     if (length >= EVEN_STEP_PX) {
       const same =
@@ -751,9 +768,10 @@ function pointerFeatures(
     reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 },
   }
   for (const st of strokes) {
-    walkMouseSteps(st, mouse)
+    const lengths = stepLengths(st)
+    walkMouseSteps(st, lengths, mouse)
     compassRuns(st, runs)
-    const s = strokeStats(st)
+    const s = strokeStats(st, lengths)
     if (!s) continue
     stats.push(s)
     if (st.touch) touchStrokes++
