@@ -15,7 +15,8 @@ type Run = { name: string; pass: number; fail: number; skip: number; code: numbe
 
 /**
  * Each `(fail)` line of a bun test report with the lines bun printed before it (its error and source
- * excerpt), so the summary at the very end names what failed: CI logs are often read from the tail.
+ * excerpt), and each error bun reports between tests, so the summary at the very end names what failed:
+ * CI logs are often read from the tail.
  */
 function failuresOf(report: string): string[] {
   const lines = report.split('\n')
@@ -23,6 +24,13 @@ function failuresOf(report: string): string[] {
   let file = ''
   lines.forEach((line, i) => {
     if (/^\S+\.test\.tsx?:$/.test(line)) file = line
+    if (line === '# Unhandled error between tests') {
+      // an error outside any test (a file that throws as it loads): the block up to its closing rule
+      let end = i + 2
+      while (end < lines.length && end - i < 40 && !/^-{10,}$/.test(lines[end] ?? '')) end++
+      out.push([file, ...lines.slice(i, end + 1)].join('\n'))
+      return
+    }
     if (!line.startsWith('(fail)')) return
     let start = i
     while (start > 0 && i - start < 40 && !/^\((pass|fail|skip|todo)\)/.test(lines[start - 1] ?? '')) start--
