@@ -50,6 +50,24 @@ function serverClosure() {
   return { files: [...files].sort(), packages }
 }
 
+/** The URL of the server's "listening" log line; the rest of its stdout is drained in the background. */
+async function listeningUrl(proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
+  const reader = proc.stdout.getReader()
+  let text = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`the server did not start:\n${text}\n${await new Response(proc.stderr).text()}`)
+    text += new TextDecoder().decode(value)
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1]
+    if (url) {
+      void (async () => {
+        for (;;) if ((await reader.read()).done) break
+      })()
+      return url
+    }
+  }
+}
+
 describe('the Docker image', () => {
   const paths = copiedPaths()
 
@@ -113,30 +131,25 @@ describe('the Docker image', () => {
         }
       }
       expect(existsSync(join(dir, 'src', 'sdk'))).toBe(false)
-      const port = 20_000 + Math.floor(Math.random() * 20_000)
+      // PORT 0: the kernel picks a free port and the server's "listening" line names it (a random fixed
+      // port can be taken by another listener, and then the test would talk to that one)
       const proc = Bun.spawn([process.execPath, 'run', ENTRY], {
         cwd: dir,
         env: {
           PATH: process.env.PATH ?? '',
           NODE_ENV: 'production',
           JWT_SECRET: 'image-test-secret-of-at-least-thirty-two-characters',
-          PORT: String(port),
+          PORT: '0',
           HOST: '127.0.0.1',
           DATA_DIR: join(dir, 'data'),
-          LOG_LEVEL: 'warn',
+          LOG_LEVEL: 'info',
         },
         stdout: 'pipe',
         stderr: 'pipe',
       })
       try {
-        const base = `http://127.0.0.1:${port}`
-        let health: Response | null = null
-        for (let i = 0; i < 300 && !health; i++) {
-          health = await fetch(`${base}/health`).catch(() => null)
-          if (!health) await Bun.sleep(100)
-          if (proc.exitCode !== null) break
-        }
-        if (!health) throw new Error(`the server did not start: ${await new Response(proc.stderr).text()}`)
+        const base = await listeningUrl(proc)
+        const health = await fetch(`${base}/health`)
         expect(health.status).toBe(200)
         for (const [path, file] of [
           ['/sdk/v1.js', 'sdk.js'],
