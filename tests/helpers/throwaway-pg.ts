@@ -2,7 +2,9 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const randomPort = () => 20_000 + Math.floor(Math.random() * 20_000)
+// Below Linux's ephemeral range (32768-60999): a restart reuses its port, and a port in that range can be taken
+// meanwhile by any outgoing connection's local end, which no retry on the first start would catch.
+const randomPort = () => 10_000 + Math.floor(Math.random() * 20_000)
 
 /**
  * A private PostgreSQL server (initdb in a temp folder, its own port) that a fault test may stop
