@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildGraph, listFiles } from '../../scripts/check-architecture'
 import { buildWeb } from '../../scripts/build-web'
+import { readUntil } from '../helpers/listening'
 
 /**
  * No Docker engine runs here, so the image is checked from its recipe: the runtime stage's COPY
@@ -48,24 +49,6 @@ function serverClosure() {
     }
   }
   return { files: [...files].sort(), packages }
-}
-
-/** The URL of the server's "listening" log line; the rest of its stdout is drained in the background. */
-async function listeningUrl(proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
-  const reader = proc.stdout.getReader()
-  let text = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`the server did not start:\n${text}\n${await new Response(proc.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-    const url = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1]
-    if (url) {
-      void (async () => {
-        for (;;) if ((await reader.read()).done) break
-      })()
-      return url
-    }
-  }
 }
 
 describe('the Docker image', () => {
@@ -148,7 +131,7 @@ describe('the Docker image', () => {
         stderr: 'pipe',
       })
       try {
-        const base = await listeningUrl(proc)
+        const base = await readUntil(proc)
         const health = await fetch(`${base}/health`)
         expect(health.status).toBe(200)
         for (const [path, file] of [

@@ -5,6 +5,7 @@ import { migrate } from '../../src/server/platform/db/migrate'
 import { createKeyPair } from '../../src/server/modules/keys/service'
 import { createOrganization, syncPlans } from '../../tenants/provision'
 import { createEmptyDatabase, dropDatabase, testDbKind } from '../helpers/db'
+import { readUntil } from '../helpers/listening'
 
 /**
  * SIGTERM while clients are sending batches to the real process: every request the server accepted
@@ -136,21 +137,9 @@ async function startService(databaseUrl: string, env: Record<string, string> = {
     stdout: 'pipe',
     stderr: 'inherit',
   })
-  const reader = child.stdout.getReader()
   let text = ''
-  let base = ''
-  while (!base) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`service exited before listening:\n${text}`)
-    text += new TextDecoder().decode(value)
-    base = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1] ?? ''
-  }
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      text += new TextDecoder().decode(value)
-    }
-  })()
+  const base = await readUntil(child, undefined, (chunk) => {
+    text += chunk
+  })
   return { child, base, output: () => text }
 }

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readUntil } from '../helpers/listening'
 
 /**
  * The README's curl walk-through, run as written against a real `npm start` (development, embedded
@@ -40,18 +41,7 @@ describe('README walk-through', () => {
       for (const name of ['JWT_SECRET', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL', 'TRUST_PROXY']) delete env[name]
       const server = Bun.spawn([process.execPath, 'run', join(repo, 'src/server/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' })
       children.push(server)
-      const reader = server.stdout.getReader()
-      let text = ''
-      let base = ''
-      while (!base) {
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`server exited:\n${text}`)
-        text += new TextDecoder().decode(value)
-        base = /Demo organization ready[\s\S]*?dashboard login[^\n]*\((http:\/\/[^/]+)\/dashboard\)/.exec(text)?.[1] ?? ''
-      }
-      void (async () => {
-        for (;;) if ((await reader.read()).done) break
-      })()
+      const base = await readUntil(server, /Demo organization ready[\s\S]*?dashboard login[^\n]*\((http:\/\/[^/]+)\/dashboard\)/)
       expect(existsSync(join(dir, 'data', 'demo-credentials.json'))).toBe(true)
 
       const script = Bun.spawn(['bash', '-euo', 'pipefail', '-c', walkthrough()], {

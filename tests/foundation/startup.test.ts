@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readUntil } from '../helpers/listening'
 
 /**
  * Start-up failures with the real process (issue 16): a database that cannot be reached is one log
@@ -37,24 +38,6 @@ async function finished(child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>) {
   return { code, out, err, lines: `${out}${err}`.split('\n').filter(Boolean) }
 }
 
-/** Waits for the "listening" line; the rest of stdout is drained in the background. */
-async function listening(child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
-  const reader = child.stdout.getReader()
-  let text = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`exited before listening:\n${text}\n${await new Response(child.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-    const url = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1]
-    if (url) {
-      void (async () => {
-        for (;;) if ((await reader.read()).done) break
-      })()
-      return url
-    }
-  }
-}
-
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'bss-startup-'))
   dirs.push(d)
@@ -82,7 +65,7 @@ describe('DATA_DIR lock (embedded PGlite)', () => {
   it("refuses a second instance naming the first, takes over a dead one's lock, and releases it on stop", async () => {
     const dataDir = tmp()
     const first = spawn({ DATA_DIR: dataDir }) as Bun.Subprocess<'ignore', 'pipe', 'pipe'>
-    await listening(first)
+    await readUntil(first)
     const lock = JSON.parse(readFileSync(join(dataDir, 'bss.lock'), 'utf8'))
     expect(lock).toMatchObject({ pid: first.pid, host: hostname() })
 
@@ -98,7 +81,7 @@ describe('DATA_DIR lock (embedded PGlite)', () => {
     await first.exited
     expect(existsSync(join(dataDir, 'bss.lock'))).toBe(true)
     const third = spawn({ DATA_DIR: dataDir }) as Bun.Subprocess<'ignore', 'pipe', 'pipe'>
-    const base = await listening(third)
+    const base = await readUntil(third)
     expect((await fetch(`${base}/health`)).status).toBe(200)
     expect(JSON.parse(readFileSync(join(dataDir, 'bss.lock'), 'utf8')).pid).toBe(third.pid)
     third.kill('SIGTERM')

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readUntil } from '../helpers/listening'
 
 /**
  * Issue 15, item 5, with the real process: `npm start` in development without JWT_SECRET keeps a
@@ -34,18 +35,7 @@ async function start(): Promise<{ child: Bun.Subprocess; base: string; stop(): P
     stderr: 'pipe',
   })
   children.push(child)
-  const reader = child.stdout.getReader()
-  let text = ''
-  let base = ''
-  while (!base) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`service exited before listening:\n${text}\n${await new Response(child.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-    base = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1] ?? ''
-  }
-  void (async () => {
-    for (;;) if ((await reader.read()).done) break
-  })()
+  const base = await readUntil(child)
   return {
     child,
     base,
