@@ -20,7 +20,7 @@ export async function readUntil(
       const stderr = child.stderr instanceof ReadableStream ? await new Response(child.stderr).text() : ''
       throw new Error(`the server exited before ${pattern}:\n${text}\n${stderr}`)
     }
-    const chunk = decoder.decode(value)
+    const chunk = decoder.decode(value, { stream: true })
     text += chunk
     keep?.(chunk)
     const found = pattern.exec(text)?.[1]
@@ -29,7 +29,7 @@ export async function readUntil(
         for (;;) {
           const next = await reader.read()
           if (next.done) break
-          keep?.(decoder.decode(next.value))
+          keep?.(decoder.decode(next.value, { stream: true }))
         }
       })()
       return found
