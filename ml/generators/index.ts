@@ -10,6 +10,7 @@ import { humanCursorSystem } from './humancursor'
 import { humanizerBezier } from './humanizer'
 import { LIBRARY_FAMILIES } from './libraries'
 import { naturalMouseDrawing, naturalMouseSession, naturalMouseVisit } from './naturalmouse'
+import { oxyMouseVisit } from './oxymouse'
 import { pyautoguiDrawing, pyautoguiTween } from './pyautogui'
 import { touchBezierSwipe } from './touch'
 import { humanTypingSession } from './typing-human'
@@ -102,6 +103,19 @@ export const GENERATOR_FAMILIES: readonly GeneratedFamily[] = [
     source: "project (DELBOT's botDrawing.py drawing circles with pyautogui 0.9's moveTo)",
     make: pyautoguiDrawing,
     untrained: true,
+  },
+  {
+    name: 'oxymouse',
+    kind: 'bot',
+    modality: 'pointer',
+    source: "project (OxyMouse 1.0's three algorithms with their defaults, played by a Playwright script as its example does)",
+    make: oxyMouseVisit(),
+    untrained: true,
+    parts: [
+      { name: 'bezier', make: oxyMouseVisit('bezier') },
+      { name: 'gaussian', make: oxyMouseVisit('gaussian') },
+      { name: 'perlin', make: oxyMouseVisit('perlin') },
+    ],
   },
   {
     name: 'natural_mouse_motion',

@@ -23,7 +23,7 @@ const dist = (a: Point, b: Point) => Math.hypot(b.x - a.x, b.y - a.y)
 const finitePoints = <P extends Point>(points: readonly P[]): P[] => points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
 
 /** the time one awaited CDP call takes (dispatch and acknowledgement), per session */
-function roundTrip(rng: Rng): () => number {
+export function roundTrip(rng: Rng): () => number {
   const median = rng.uniform(0.8, 6)
   const sigma = rng.uniform(0.15, 0.5)
   return () => rng.logNormal(median, sigma)

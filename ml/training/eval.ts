@@ -302,6 +302,15 @@ for (const g of generated.filter((g) => g.kind === 'bot' && g.untrained)) {
     'generator (ml/generators), *never trained on*',
     sessions.map((s) => score(familyModel(g.name), s))
   )
+  for (const part of g.parts ?? [])
+    botRow(
+      `${g.name}: ${part.name}`,
+      'generator (ml/generators), *never trained on*, one part of the row above',
+      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
+        score(familyModel(g.name), part.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}:${part.name}`, i))))
+      ),
+      false
+    )
 }
 // replays: the trajectory fingerprint of an earlier session in the same organization (ingest's lookup)
 {

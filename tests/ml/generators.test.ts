@@ -26,6 +26,7 @@ import { withSeededGlobals, quantile } from '../../ml/generators/random'
 import { type Delivery, Visit, randomVisitOptions } from '../../ml/generators/visit'
 import { windMouseNpm } from '../../ml/generators/windmouse'
 import { humanCursorCurve } from '../../ml/generators/humancursor'
+import { PERLIN_PERM, oxyBezier, oxyGaussian, oxyPerlin, pnoise2 } from '../../ml/generators/oxymouse'
 import { type Nature, movements, naturalMouseDrawing, naturalMouseMove, randomNature } from '../../ml/generators/naturalmouse'
 import { humanSession } from '../../ml/synth/human'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
@@ -595,5 +596,53 @@ describe('OS-level pointer scripts do what their libraries do', () => {
       expect(s.filter((e) => e.k === 'c')).toHaveLength(downs.length)
       expect(s.filter((e) => e.k === 'mm').length).toBeGreaterThan(20 * downs.length)
     }
+  })
+})
+
+describe('OxyMouse algorithms do what the library does', () => {
+  const from = { x: 300, y: 500 }
+  const to = { x: 1100, y: 260 }
+  const whole = (pts: readonly { x: number; y: number }[]) => pts.every((p) => Number.isInteger(p.x) && Number.isInteger(p.y))
+
+  it('bezier: 60 whole-pixel points from the start to the target', () => {
+    for (const seed of SEEDS) {
+      const pts = oxyBezier(createRng(seed), from, to)
+      expect(pts.length).toBe(60)
+      expect(pts[0]).toEqual(from)
+      expect(pts[59]).toEqual(to)
+      expect(whole(pts)).toBe(true)
+    }
+  })
+
+  it('gaussian: 60 whole-pixel points pinned to the start and the target, wandering about half the distance off the curve', () => {
+    for (const seed of SEEDS) {
+      const pts = oxyGaussian(createRng(seed), from, to)
+      expect(pts.length).toBe(60)
+      expect(pts[0]).toEqual(from)
+      expect(pts[59]).toEqual(to)
+      expect(whole(pts)).toBe(true)
+      // the random walk is rescaled to a mean of half the distance: the second point is far from the start
+      expect(Math.abs(pts[1]!.x - from.x)).toBeGreaterThan(100)
+    }
+  })
+
+  it('perlin: Ken Perlin’s permutation, noise 0 on the lattice and within ±1, the path spanning the distance in x', () => {
+    expect([...PERLIN_PERM.slice(0, 256)].sort((a, b) => a - b)).toEqual(Array.from({ length: 256 }, (_, i) => i))
+    expect(PERLIN_PERM.slice(256)).toEqual(PERLIN_PERM.slice(0, 256))
+    for (const [x, y] of [
+      [0, 0],
+      [3, 7],
+      [12, 100_001],
+    ] as const)
+      expect(pnoise2(x, y, 1)).toBe(0)
+    for (let i = 0; i < 200; i++) expect(Math.abs(pnoise2(i / 37, i, 6, 0.5))).toBeLessThanOrEqual(1)
+    const { points, ms } = oxyPerlin(42, () => 10.2, from, to)
+    expect(ms).toBeGreaterThanOrEqual(1000)
+    expect(points.length).toBe(99)
+    expect(points[0]).toEqual(from)
+    const xs = points.map((p) => p.x)
+    // scaled so that the range of x is the distance (whole pixels toward zero: within 2 px)
+    expect(Math.abs(Math.max(...xs) - Math.min(...xs) - (to.x - from.x))).toBeLessThanOrEqual(2)
+    expect(whole(points)).toBe(true)
   })
 })
