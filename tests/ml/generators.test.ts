@@ -604,23 +604,22 @@ describe('OxyMouse algorithms do what the library does', () => {
   const to = { x: 1100, y: 260 }
   const whole = (pts: readonly { x: number; y: number }[]) => pts.every((p) => Number.isInteger(p.x) && Number.isInteger(p.y))
 
+  /** 60 whole-pixel points (duration 1 s × 60) from the start to the target */
+  const sixtyToTarget = (pts: readonly { x: number; y: number }[]) => {
+    expect(pts.length).toBe(60)
+    expect(pts[0]).toEqual(from)
+    expect(pts[59]).toEqual(to)
+    expect(whole(pts)).toBe(true)
+  }
+
   it('bezier: 60 whole-pixel points from the start to the target', () => {
-    for (const seed of SEEDS) {
-      const pts = oxyBezier(createRng(seed), from, to)
-      expect(pts.length).toBe(60)
-      expect(pts[0]).toEqual(from)
-      expect(pts[59]).toEqual(to)
-      expect(whole(pts)).toBe(true)
-    }
+    for (const seed of SEEDS) sixtyToTarget(oxyBezier(createRng(seed), from, to))
   })
 
   it('gaussian: 60 whole-pixel points pinned to the start and the target, wandering about half the distance off the curve', () => {
     for (const seed of SEEDS) {
       const pts = oxyGaussian(createRng(seed), from, to)
-      expect(pts.length).toBe(60)
-      expect(pts[0]).toEqual(from)
-      expect(pts[59]).toEqual(to)
-      expect(whole(pts)).toBe(true)
+      sixtyToTarget(pts)
       // the random walk is rescaled to a mean of half the distance: the second point is far from the start
       expect(Math.abs(pts[1]!.x - from.x)).toBeGreaterThan(100)
     }
