@@ -7,7 +7,7 @@
 // screen. Re-implemented from the source (Python); nothing of it is installed.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Point, type Script, randomVisitOptions, runVisit } from './visit'
+import { type Point, type Script, aimInMiddle, randomVisitOptions, runVisit } from './visit'
 
 const { PI, cos, sin, sqrt } = Math
 /** the 13 tweens `generate_random_curve_parameters` picks from (pytweening's formulas) */
@@ -112,7 +112,7 @@ function humanCursorScript(rng: Rng): Script {
       // pyautogui.moveTo rounds each point to whole pixels; the last moveTo(point) lands on the target
       visit.playPath([...points.map((p) => ({ x: Math.round(p.x), y: Math.round(p.y) })), to], () => slept(pause))
     },
-    aim: (_visit, b) => ({ x: b.x + rng.uniform(0.2, 0.8) * b.width, y: b.y + rng.uniform(0.2, 0.8) * b.height }),
+    aim: aimInMiddle(rng),
     // pyautogui.click(): down and up back to back
     hold: () => rng.uniform(0.1, 3),
     hesitate: () => rng.uniform(5, 20),

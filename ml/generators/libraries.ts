@@ -10,7 +10,17 @@ import DefaultHumanEmulator from '@ulixee/default-human-emulator'
 import type { KeyClass, Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 import { withSeededGlobals } from './random'
-import { type Box, type Point, type Script, type Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
+import {
+  type Box,
+  type Point,
+  type Script,
+  type Visit,
+  aimInMiddle,
+  authorSleep,
+  randomVisitOptions,
+  runVisit,
+  scriptedScroll,
+} from './visit'
 import { LAND_DEFAULTS, type LandSettings, windMouseLand, windMouseNpm } from './windmouse'
 
 const dist = (a: Point, b: Point) => Math.hypot(b.x - a.x, b.y - a.y)
@@ -315,6 +325,7 @@ function windMouseNpmScript(rng: Rng): Script {
     : { gravity: 9, wind: 3, minWait: rng.int(2, 5), maxWait: rng.int(6, 15), maxStep: rng.int(10, 20), targetArea: rng.int(8, 15) }
   const rtt = roundTrip(rng)
   const extra = authorSleep(rng)
+  const middle = aimInMiddle(rng)
   return {
     moveTo(visit, dest) {
       const points = windMouseNpm(() => rng.next(), { startX: visit.pos.x, startY: visit.pos.y, endX: dest.x, endY: dest.y, ...settings })
@@ -322,7 +333,10 @@ function windMouseNpmScript(rng: Rng): Script {
       let t = 0
       visit.playTimed(points.map(([x, y, wait]) => ({ x, y, t: (t = Math.max(t, wait) + rtt()) })))
     },
-    aim: (_visit, b) => ({ x: Math.round(b.x + rng.uniform(0.2, 0.8) * b.width), y: Math.round(b.y + rng.uniform(0.2, 0.8) * b.height) }),
+    aim: (visit, b) => {
+      const p = middle(visit, b)
+      return { x: Math.round(p.x), y: Math.round(p.y) }
+    },
     hold: () => rng.uniform(30, 150),
     hesitate: () => rng.uniform(0, 300),
     sleep: extra,

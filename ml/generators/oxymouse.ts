@@ -17,7 +17,7 @@
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
 import { roundTrip } from './libraries'
-import { type Point, type Script, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
+import { type Point, type Script, aimInMiddle, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
 
 export const OXYMOUSE_ALGORITHMS = ['bezier', 'gaussian', 'perlin'] as const
 export type OxyAlgorithm = (typeof OXYMOUSE_ALGORITHMS)[number]
@@ -224,7 +224,7 @@ function oxyMouseScript(rng: Rng, algorithm: OxyAlgorithm): Script {
       visit.playPath(points, () => rtt() + rng.uniform(1, 3))
     },
     // a point inside the element's box, as scripts compute it from bounding_box()
-    aim: (_visit, b) => ({ x: b.x + rng.uniform(0.2, 0.8) * b.width, y: b.y + rng.uniform(0.2, 0.8) * b.height }),
+    aim: aimInMiddle(rng),
     // page.mouse.click: down and up with no delay between them
     hold: rtt,
     hesitate: rtt,

@@ -7,7 +7,7 @@
 // real, trusted moves about 50 ms apart: as sparse as a remote desktop's, but on a line.
 import type { Signal } from '../../src/scoring/signals'
 import type { Rng } from '../synth/prng'
-import { type Point, type Script, Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
+import { type Point, type Script, aimInMiddle, Visit, authorSleep, randomVisitOptions, runVisit, scriptedScroll } from './visit'
 
 /** pyautogui's tweens (from PyTweening), the ones scripts pass most */
 export const PYAUTOGUI_TWEENS = {
@@ -50,7 +50,7 @@ function pyautoguiScript(rng: Rng): Script {
       points.push(to)
       visit.playPath(points, sleep)
     },
-    aim: (_visit, b) => ({ x: b.x + rng.uniform(0.2, 0.8) * b.width, y: b.y + rng.uniform(0.2, 0.8) * b.height }),
+    aim: aimInMiddle(rng),
     // mouseDown and mouseUp back to back
     hold: () => rng.uniform(0.1, 3),
     hesitate: () => PAUSE_MS + rng.uniform(0, 1),

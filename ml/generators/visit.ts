@@ -67,6 +67,11 @@ export function randomBox(rng: Rng, viewport: { w: number; h: number }, kind: 'b
 
 export const boxCentre = (b: Box): Point => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 })
 
+/** a script's aim: a point in the middle three fifths of the target box each way, as scripts pick one from its bounding box */
+export const aimInMiddle =
+  (rng: Rng) =>
+  (_visit: Visit, b: Box): Point => ({ x: b.x + rng.uniform(0.2, 0.8) * b.width, y: b.y + rng.uniform(0.2, 0.8) * b.height })
+
 /** click offset inside the target, −1…1 from its centre (the `ox`, `oy` of a click) */
 function offsetIn(p: Point, b: Box): { ox: number; oy: number } {
   const c = boxCentre(b)
