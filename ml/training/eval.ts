@@ -224,6 +224,18 @@ const botRow = (family: string, origin: string, results: ScoreResult[], counted 
     `| ${family} | ${origin} | ${t.n} | ${pct(t.bot, t.n)} | ${pct(t.suspicious, t.n)} | ${pct(t.verified, t.n)} | ${pct(t.insufficient, t.n)} | ${median(t.hcs).toFixed(1)} | ${auc.toFixed(3)} | ${top} |`
   )
 }
+/** a family that mixes ways a tool is used: each way apart too, by the family's model (rows kept out of the AUC) */
+const partRows = (family: string, origin: string, model: M4Model) => {
+  for (const part of generated.find((g) => g.name === family)?.parts ?? [])
+    botRow(
+      `${family}: ${part.name}`,
+      `${origin}, one part of the row above`,
+      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
+        score(model, part.make(createRng(deriveSeed(EVAL_SEED, `gen:${family}:${part.name}`, i))))
+      ),
+      false
+    )
+}
 for (const src of sources) {
   const model = familyModel(src.family)
   if (src.source === 'delbot') {
@@ -263,16 +275,7 @@ for (const src of sources) {
     src.source === 'synth' ? 'synthetic (ml/synth)' : 'generator (ml/generators)',
     sessions.map((s) => score(model, s))
   )
-  // a family that mixes ways a tool is used: each way apart too, by the same held-out model
-  for (const part of generated.find((g) => g.name === src.family)?.parts ?? [])
-    botRow(
-      `${src.family}: ${part.name}`,
-      'generator (ml/generators), one part of the row above',
-      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
-        score(model, part.make(createRng(deriveSeed(EVAL_SEED, `gen:${src.family}:${part.name}`, i))))
-      ),
-      false
-    )
+  partRows(src.family, 'generator (ml/generators)', model)
 }
 // rule-judged families: the trees never trained on them
 for (const family of ['teleport', 'empty'] as const) {
@@ -302,15 +305,7 @@ for (const g of generated.filter((g) => g.kind === 'bot' && g.untrained)) {
     'generator (ml/generators), *never trained on*',
     sessions.map((s) => score(familyModel(g.name), s))
   )
-  for (const part of g.parts ?? [])
-    botRow(
-      `${g.name}: ${part.name}`,
-      'generator (ml/generators), *never trained on*, one part of the row above',
-      Array.from({ length: BOTS_PER_FAMILY }, (_, i) =>
-        score(familyModel(g.name), part.make(createRng(deriveSeed(EVAL_SEED, `gen:${g.name}:${part.name}`, i))))
-      ),
-      false
-    )
+  partRows(g.name, 'generator (ml/generators), *never trained on*', familyModel(g.name))
 }
 // replays: the trajectory fingerprint of an earlier session in the same organization (ingest's lookup)
 {
