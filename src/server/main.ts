@@ -1,3 +1,4 @@
+import { extractFeatures } from '../scoring/features'
 import { provisionDemo, syncPlans } from '../../tenants/provision'
 import { buildApp } from './app'
 import { startJobs } from './jobs'
@@ -7,7 +8,6 @@ import { assets } from './modules/web/assets'
 import { createAccessTokens } from './platform/access-token'
 import { systemClock } from './platform/clock'
 import { type Config, ConfigError, loadConfig } from './platform/config'
-import { FEATURE_COUNT } from './platform/contract'
 import { DataDirLockedError, type Db, openDb } from './platform/db'
 import { migrate } from './platform/db/migrate'
 import { isDatabaseUnavailable } from './platform/errors'
@@ -138,7 +138,9 @@ async function openDatabase(config: Config, log: Logger): Promise<Db> {
 
 function printDemo(url: string, demo: { org_id: string; email: string; password: string; public_key: string; secret_key: string }) {
   const sessionId = crypto.randomUUID()
-  const features = JSON.stringify(Array(FEATURE_COUNT).fill(0))
+  // The vector the SDK computes for no events (statistics of absent events are -1): the first try then
+  // answers insufficient_data. Zeros claim statistics of events never sent, which scores as a bot.
+  const features = JSON.stringify(extractFeatures([]))
   // Printed on purpose, development only: these are the demo organization's own keys.
   console.log(`
 Demo organization ready (development only, stored in DATA_DIR/demo-credentials.json)
