@@ -6,8 +6,15 @@
 // to train them on: the keyboard rules sit well outside the figures of 1,000
 // real typists (ml/data/real/README.md) and fire only on clear automation.
 import { FEATURE_INDEX as F, NO_DATA } from './features'
-import { type M4Model, type TreeEnsemble, calibratedLogit, treeContributions } from './inference'
-import { COARSE_TIMER_MS, POINTER_INDEX, type ScrollStats, type SessionFeatures, type TypingStats } from './session-features'
+import { type M4Model, type StrokeTrees, type TreeEnsemble, calibratedLogit, strokeTerm, treeContributions } from './inference'
+import {
+  COARSE_TIMER_MS,
+  POINTER_INDEX,
+  type ScrollStats,
+  type SessionFeatures,
+  SPARSE_POINTER_MS,
+  type TypingStats,
+} from './session-features'
 
 export type Modality = 'pointer' | 'keyboard' | 'scroll' | 'touch' | 'clicks' | 'timing'
 /**
@@ -67,13 +74,28 @@ const POINTER_CODE: Record<string, string> = {
   ptr_moves_log: 'pointer_unusual_speed',
 }
 
-/** the behaviour codes of the features that pushed the score toward bot, largest first */
-function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>): string[] {
-  const contrib = treeContributions(e, x)
+/**
+ * The behaviour codes of the features that pushed the score toward bot, largest first: the session
+ * trees' contributions, and the stroke trees' (each stroke's, averaged and weighted as strokeTerm weighs
+ * their margins), added by code: a stroke feature is named after the session feature that summarises it.
+ */
+function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>, strokes?: StrokeTerms): string[] {
   const byCode = new Map<string, number>()
-  for (let i = 0; i < contrib.length; i++) {
-    const code = POINTER_CODE[e.feature_names[i]] ?? 'pointer_dynamics_unnatural'
-    byCode.set(code, (byCode.get(code) ?? 0) + contrib[i])
+  const add = (names: readonly string[], contrib: ArrayLike<number>, scale: number) => {
+    for (let i = 0; i < contrib.length; i++) {
+      const code = POINTER_CODE[names[i]] ?? 'pointer_dynamics_unnatural'
+      byCode.set(code, (byCode.get(code) ?? 0) + contrib[i] * scale)
+    }
+  }
+  add(e.feature_names, treeContributions(e, x), 1)
+  if (strokes?.trees && strokes.vectors.length) {
+    const { trees, vectors, counted } = strokes
+    const sum = new Float64Array(trees.feature_names.length)
+    for (const v of vectors) {
+      const c = treeContributions(trees, v)
+      for (let i = 0; i < c.length; i++) sum[i] += c[i]
+    }
+    add(trees.feature_names, sum, (trees.weight * Math.sqrt(Math.min(counted, trees.cap))) / vectors.length)
   }
   const bad = [...byCode].filter(([, v]) => v < 0).sort((a, b) => a[1] - b[1])
   if (!bad.length) return ['pointer_dynamics_unnatural']
@@ -81,8 +103,12 @@ function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>): string[] {
   return bad.filter(([, v], i) => i === 0 || (i === 1 && v <= bad[0][1] / 2)).map(([c]) => c)
 }
 
-function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>, touch = false): Evidence {
-  return { modality: 'pointer', z: calibratedLogit(e, x, touch), codes: [], explain: () => pointerCodes(e, x) }
+/** a session's scored strokes, for the stroke trees */
+type StrokeTerms = { trees: StrokeTrees | undefined; vectors: readonly (readonly number[])[]; counted: number }
+
+function pointerEvidence(e: TreeEnsemble, x: ArrayLike<number>, touch = false, strokes?: StrokeTerms): Evidence {
+  const extra = strokes ? strokeTerm(strokes.trees, strokes.vectors, strokes.counted) : 0
+  return { modality: 'pointer', z: calibratedLogit(e, x, touch, extra), codes: [], explain: () => pointerCodes(e, x, strokes) }
 }
 
 /**
@@ -207,7 +233,7 @@ function jumpPressEvidence(p: SessionFeatures['presses']): Evidence | null {
 }
 
 /** a pointer judged on a clock this coarse (resistFingerprinting: 100 ms), or sampled this sparsely (a remote desktop), may make a session suspicious, never a bot */
-export const POINTER_COARSE_CLOCK_MS = 50
+export const POINTER_COARSE_CLOCK_MS = SPARSE_POINTER_MS
 /** variation of a sparse pointer's step lengths over that of its gaps (session-features.ts, pointerStepGapCv) under which the floor no longer holds */
 const SPARSE_STEADY_STEPS = 0.5
 /** share of a sparse pointer's steps that repeat the previous one, from which the floor no longer holds */
@@ -245,7 +271,11 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   // a coarse clock does the same to every stroke (and to the last step before a press)
   const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
   if (f.pointer) {
-    const p = pointerEvidence(model.pointer, f.pointer, f.pointerTouch)
+    const p = pointerEvidence(model.pointer, f.pointer, f.pointerTouch, {
+      trees: model.stroke,
+      vectors: f.pointerStrokes,
+      counted: f.strokes,
+    })
     // A 100 ms clock puts a whole stroke on a few ticks: a hand's steps then look like a script's
     // jumps between sleeps (real people: 13 % flagged on such a clock in the eval, 0–3 % otherwise).
     // A remote desktop does the same on a fine clock: it delivers about ten positions a second

@@ -5,12 +5,54 @@
 /** node i is a leaf when feature[i] < 0; else x[feature[i]] <= threshold[i] goes left */
 export type Tree = { feature: number[]; threshold: number[]; left: number[]; right: number[]; value: number[] }
 
+/** an ensemble's trees laid out flat in typed arrays, node indices absolute: the same walk, without an object per tree */
+type FlatTrees = {
+  roots: Int32Array
+  feature: Int32Array
+  threshold: Float64Array
+  left: Int32Array
+  right: Int32Array
+  value: Float64Array
+}
+const flatCache = new WeakMap<readonly Tree[], FlatTrees>()
+
+function flatten(trees: readonly Tree[]): FlatTrees {
+  const nodes = trees.reduce((n, t) => n + t.feature.length, 0)
+  const out: FlatTrees = {
+    roots: new Int32Array(trees.length),
+    feature: new Int32Array(nodes),
+    threshold: new Float64Array(nodes),
+    left: new Int32Array(nodes),
+    right: new Int32Array(nodes),
+    value: new Float64Array(nodes),
+  }
+  let at = 0
+  trees.forEach((t, k) => {
+    out.roots[k] = at
+    for (let i = 0; i < t.feature.length; i++) {
+      out.feature[at + i] = t.feature[i]
+      out.threshold[at + i] = t.threshold[i]
+      out.left[at + i] = at + t.left[i]
+      out.right[at + i] = at + t.right[i]
+      out.value[at + i] = t.value[i]
+    }
+    at += t.feature.length
+  })
+  flatCache.set(trees, out)
+  return out
+}
+
+/**
+ * base_score plus each tree's leaf, in tree order (so the same bits as walking the stored objects). The
+ * stroke trees run this 32 times a session: over the flat arrays it costs a fraction of the object walk.
+ */
 export function treeMargin(model: { base_score: number; trees: readonly Tree[] }, x: ArrayLike<number>): number {
+  const { roots, feature, threshold, left, right, value } = flatCache.get(model.trees) ?? flatten(model.trees)
   let margin = model.base_score
-  for (const tree of model.trees) {
-    let node = 0
-    while (tree.feature[node] >= 0) node = x[tree.feature[node]] <= tree.threshold[node] ? tree.left[node] : tree.right[node]
-    margin += tree.value[node]
+  for (let k = 0; k < roots.length; k++) {
+    let node = roots[k]
+    while (feature[node] >= 0) node = x[feature[node]] <= threshold[node] ? left[node] : right[node]
+    margin += value[node]
   }
   return margin
 }
@@ -28,7 +70,8 @@ export type TreeEnsemble = {
 
 /**
  * The M4 model (model/m4-*.json): one calibrated ensemble for the pointer
- * features of the stored signals (session-features.ts) and one for the
+ * features of the stored signals (session-features.ts), stroke trees whose
+ * evidence adds to its margin (since m4-2026.11.29), and one ensemble for the
  * pointer part of the 34-number client vector (scoreFeatures without
  * signals). Keyboard, scroll, touch and click evidence are rules
  * (evidence.ts), so they have no trees.
@@ -37,14 +80,32 @@ export type M4Model = {
   model_version: string
   target: string
   pointer: TreeEnsemble
+  /** trees over single strokes, whose evidence adds to the pointer ensemble's margin (strokeTerm); models before m4-2026.11.29 have none */
+  stroke?: StrokeTrees
   vector_pointer: TreeEnsemble & { feature_index: number[] }
   training: Record<string, unknown>
 }
 
-/** calibrated log-odds: a·margin + b */
-export function calibratedLogit(e: TreeEnsemble, x: ArrayLike<number>, touch = false): number {
+/**
+ * Trees over one stroke's statistics (session-features.ts, STROKE_FEATURE_NAMES). A session's strokes
+ * are evidence one after another: their mean margin times weight·√min(strokes, cap) adds to the pointer
+ * ensemble's margin, so a session of many strokes that each look scripted weighs more than one stroke, and
+ * the cap keeps strokes of one hand from counting as independent witnesses without end.
+ */
+export type StrokeTrees = { feature_names: string[]; base_score: number; trees: Tree[]; weight: number; cap: number }
+
+/** the strokes' share of the pointer margin (0 without stroke trees or strokes); `counted` is the session's stroke count */
+export function strokeTerm(s: StrokeTrees | undefined, strokes: readonly (readonly number[])[], counted: number): number {
+  if (!s || !strokes.length) return 0
+  let sum = 0
+  for (const x of strokes) sum += treeMargin(s, x)
+  return (sum / strokes.length) * s.weight * Math.sqrt(Math.min(counted, s.cap))
+}
+
+/** calibrated log-odds: a·(margin + extra) + b; `extra` is the strokes' term of a pointer ensemble */
+export function calibratedLogit(e: TreeEnsemble, x: ArrayLike<number>, touch = false, extra = 0): number {
   const { a, b, b_touch } = e.calibration
-  return a * treeMargin(e, x as readonly number[]) + (touch && b_touch !== undefined ? b_touch : b)
+  return a * (treeMargin(e, x as readonly number[]) + extra) + (touch && b_touch !== undefined ? b_touch : b)
 }
 
 /**

@@ -11,7 +11,7 @@ import { trajectoryFingerprint } from './fingerprint'
 import { type M4Model, sigmoid } from './inference'
 import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
 import modelJson from './model/m4-2026.11.19.json'
-import { POINTER_FEATURE_NAMES, type SessionFeatures, sessionFeatures } from './session-features'
+import { POINTER_FEATURE_NAMES, STROKE_FEATURE_NAMES, type SessionFeatures, sessionFeatures } from './session-features'
 import type { Signal } from './signals'
 
 export type Verdict = 'human_verified' | 'suspicious' | 'bot' | 'insufficient_data'
@@ -45,6 +45,9 @@ export function checkModelFeatures(model: M4Model): void {
   const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i])
   if (!same(model.pointer.feature_names, POINTER_FEATURE_NAMES)) {
     throw new Error(`model ${model.model_version}: its pointer features are not those of session-features.ts`)
+  }
+  if (model.stroke && !same(model.stroke.feature_names, STROKE_FEATURE_NAMES)) {
+    throw new Error(`model ${model.model_version}: its stroke features are not those of session-features.ts`)
   }
   const vector = model.vector_pointer
   if (

@@ -122,12 +122,52 @@ export type Timing = {
 /** a clock this coarse puts many events on one tick: zero gaps then say nothing about the input */
 export const COARSE_TIMER_MS = 8
 
+/**
+ * One stroke's statistics (STROKE_FEATURE_NAMES), named as the session features that summarise them
+ * (reason codes map the same way). The stroke trees read them stroke by stroke.
+ */
+export const STROKE_FEATURE_NAMES = [
+  'straight_med',
+  'deviation_med',
+  'turn_per_px_med',
+  'wiggle_med',
+  'speed_cv_med',
+  'peak_share_med',
+  'peaks_per_s_med',
+  'multi_peak_share',
+  'jerk_med',
+  'homing_share_med',
+  'speed_log_med',
+  'duration_log_med',
+  'start_speed_med',
+  'end_speed_med',
+  'dt_cv_med',
+  'accel_asym_med',
+  'curv_speed_corr',
+  'step_dt_corr_med',
+  'raw_speed_cv_med',
+  'corner_speed_med',
+  'fast_corner_share',
+  'step_repeat_share',
+  'dt_repeat_share',
+] as const
+/** strokes the stroke trees score in a session, spread evenly over its counted strokes */
+export const STROKES_SCORED = 32
+/**
+ * A pointer sampled this sparsely (median gap between positions), or on a clock this coarse, is a remote
+ * desktop's tick or a timer's, not a hand's: its strokes are a few straight pieces, so they are not given
+ * to the stroke trees (evidence.ts judges such a pointer by its own rules, POINTER_COARSE_CLOCK_MS).
+ */
+export const SPARSE_POINTER_MS = 50
+
 export type SessionFeatures = {
   timing: Timing
   /** POINTER_FEATURE_NAMES values; null with fewer than MIN_STROKES strokes (mouse or touch) */
   pointer: number[] | null
   /** counted strokes (mouse and touch) */
   strokes: number
+  /** STROKE_FEATURE_NAMES of up to STROKES_SCORED counted strokes, spread evenly over them (empty without pointer features, or on a sparse pointer: SPARSE_POINTER_MS) */
+  pointerStrokes: number[][]
   /** most counted strokes are touch strokes (a phone or tablet): the pointer evidence uses the touch intercept */
   pointerTouch: boolean
   /** median gap between a stroke's position samples, ms (NaN without strokes): 4–17 in a browser, about 100 through a remote desktop */
@@ -327,6 +367,49 @@ type StrokeStats = {
   repeatedSteps: number
   dts: number
   repeatedDts: number
+}
+
+/** a counted stroke's STROKE_FEATURE_NAMES values */
+function strokeVector(s: StrokeStats, touch: boolean): number[] {
+  return [
+    s.straight,
+    s.deviation,
+    s.turnPerPx,
+    s.wiggle,
+    s.speedCv,
+    s.peakShare,
+    s.peaksPerS,
+    s.peaks > 1 ? 1 : 0,
+    // as the session feature: on touch the screen's filter, not the hand, sets a path's jerk
+    touch ? TOUCH_JERK : s.jerk,
+    s.homing,
+    s.speedLog,
+    s.durationLog,
+    s.startSpeed,
+    s.endSpeed,
+    s.dtCv,
+    s.accelAsym,
+    s.curvSpeed,
+    s.stepDtCorr,
+    s.rawSpeedCv,
+    Number.isFinite(s.cornerSpeed) ? s.cornerSpeed : -1,
+    s.fastCorners,
+    s.steps > 0 ? s.repeatedSteps / s.steps : 0,
+    s.dts > 0 ? s.repeatedDts / s.dts : 0,
+  ]
+}
+
+/** up to STROKES_SCORED of the counted strokes' vectors, spread evenly over them */
+function strokeVectors(stats: readonly StrokeStats[], touch: readonly boolean[], sessionTouch: boolean): number[][] {
+  const n = stats.length
+  const k = Math.min(n, STROKES_SCORED)
+  const out: number[][] = []
+  // a session judged as touch reads every stroke's jerk as touch (the session feature does the same)
+  for (let j = 0; j < k; j++) {
+    const i = Math.floor((j * n) / k)
+    out.push(strokeVector(stats[i], sessionTouch || touch[i]))
+  }
+  return out
 }
 
 /** linear resampling of a stroke at GRID_MS; returns the speeds (px/s) between grid points */
@@ -738,6 +821,7 @@ function pointerFeatures(
 ): {
   features: number[] | null
   strokes: number
+  strokeVectors: number[][]
   touch: boolean
   moves: number
   presses: number
@@ -753,6 +837,7 @@ function pointerFeatures(
 } {
   const { strokes, moves, presses, jumpPresses, pressSpots } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
+  const strokeTouch: boolean[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
   const runs = { aligned: 0, runs: 0, directions: 0 }
@@ -774,6 +859,7 @@ function pointerFeatures(
     const s = strokeStats(st, lengths)
     if (!s) continue
     stats.push(s)
+    strokeTouch.push(st.touch)
     if (st.touch) touchStrokes++
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
@@ -808,7 +894,7 @@ function pointerFeatures(
     stepGapCv,
     reversals,
   }
-  if (stats.length < MIN_STROKES) return { features: null, ...measured }
+  if (stats.length < MIN_STROKES) return { features: null, strokeVectors: [], ...measured }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
   const straight = col((s) => s.straight)
   const speedCv = col((s) => s.speedCv)
@@ -870,7 +956,7 @@ function pointerFeatures(
     })(),
     med(stats.map((s) => s.fastCorners)),
   ]
-  return { features, ...measured }
+  return { features, strokeVectors: strokeVectors(stats, strokeTouch, touch), ...measured }
 }
 
 /** latencies before the spread of their tails says anything */
@@ -1094,6 +1180,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     timing: clock,
     pointer: ptr.features,
     strokes: ptr.strokes,
+    pointerStrokes: ptr.sampleMs >= SPARSE_POINTER_MS || clock.resolutionMs >= SPARSE_POINTER_MS ? [] : ptr.strokeVectors,
     pointerTouch: ptr.touch,
     pointerSampleMs: ptr.sampleMs,
     pointerLines: ptr.lines,

@@ -5,9 +5,9 @@ import { keyboardEvidence, sessionEvidenceOf } from '../../src/scoring/evidence'
 import { MODEL, scoreSession } from '../../src/scoring/service'
 import { windowFeatures } from '../../src/scoring/features'
 import { sessionFor } from '../../ml/training/pipeline'
-import { calibratedLogit, treeContributions, treeMargin } from '../../src/scoring/inference'
+import { calibratedLogit, strokeTerm, treeContributions, treeMargin } from '../../src/scoring/inference'
 import { combine } from '../../src/scoring/service'
-import { POINTER_INDEX, sessionFeatures } from '../../src/scoring/session-features'
+import { POINTER_INDEX, STROKE_FEATURE_NAMES, STROKES_SCORED, sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
 import { fitGbdt } from '../../ml/training/gbdt'
 import { FOLDS, type HeldOut, fitWeightedPlatt, humanSafeShift } from '../../ml/training/real'
@@ -944,7 +944,7 @@ describe('noise on a scripted path: the pointer turns back between two fast fram
     // 10.6 %: a DELBOT recording in a VM on a touchpad, since moves of one burst are one sample (BURST_MS; 7 % before)
     expect(most).toBeLessThan(0.12)
     expect(back).toBeLessThan(3)
-  })
+  }, 30000) // every real human under five captures through sessionFeatures: 3–4 s on a slow VM, near bun's default 5 s
 })
 
 describe('a burst of mouse moves (a VM’s input, a bot’s awaited moves in Firefox) is one sample', () => {
@@ -1100,5 +1100,42 @@ describe('a password manager filling a form (untrusted key events in a burst)', 
     expect(judge(into(p, [{ t: mid, k: 'kd', kc: 'other', tr: false }])).reasons).toContain('untrusted_events')
     const synthetic = p.map((s, i) => (s.k === 'mm' && i % 3 === 0 ? { ...s, tr: false } : s))
     expect(judge(into(synthetic, fill(mid, 2))).verdict).toBe('bot')
+  })
+})
+
+describe('stroke trees: each stroke is evidence, accumulated over a session (inference.ts, strokeTerm)', () => {
+  // trees with no split: every stroke's margin is the base score
+  const trees = (base: number) => ({ feature_names: [...STROKE_FEATURE_NAMES], base_score: base, trees: [], weight: 0.5, cap: 16 })
+  const strokes = (n: number) => Array.from({ length: Math.min(n, STROKES_SCORED) }, () => STROKE_FEATURE_NAMES.map(() => 0))
+  it('adds nothing without stroke trees or without strokes', () => {
+    expect(strokeTerm(undefined, strokes(4), 4)).toBe(0)
+    expect(strokeTerm(trees(-2), [], 0)).toBe(0)
+  })
+  it('weighs the mean stroke margin by weight·√strokes, up to the cap', () => {
+    expect(strokeTerm(trees(-2), strokes(1), 1)).toBeCloseTo(-1, 12)
+    expect(strokeTerm(trees(-2), strokes(4), 4)).toBeCloseTo(-2, 12)
+    expect(strokeTerm(trees(-2), strokes(16), 16)).toBeCloseTo(-4, 12)
+    expect(strokeTerm(trees(-2), strokes(200), 200)).toBeCloseTo(-4, 12)
+  })
+  it('moves the pointer evidence by a·term (the calibration applies to the sum of both margins)', () => {
+    const s = sessionFor(5, 'human', 0).filter((e) => ['mm', 'md', 'mu', 'c'].includes(e.k))
+    const f = sessionFeatures(s)
+    const z = (stroke?: ReturnType<typeof trees>) => sessionEvidenceOf({ ...MODEL, stroke }, f).find((e) => e.modality === 'pointer')!.z
+    const term = strokeTerm(trees(-2), f.pointerStrokes, f.strokes)
+    expect(term).toBeLessThan(0)
+    expect(z(trees(-2)) - z(undefined)).toBeCloseTo(MODEL.pointer.calibration.a * term, 9)
+  })
+  it('reads up to STROKES_SCORED strokes, one vector of STROKE_FEATURE_NAMES each, and none from a sparse pointer', () => {
+    const real = loadReal('sapimouse')[0].signals
+    const f = sessionFeatures(real)
+    expect(f.strokes).toBeGreaterThan(STROKES_SCORED)
+    expect(f.pointerStrokes).toHaveLength(STROKES_SCORED)
+    for (const v of f.pointerStrokes) {
+      expect(v).toHaveLength(STROKE_FEATURE_NAMES.length)
+      for (const x of v) expect(Number.isFinite(x)).toBe(true)
+    }
+    // a remote desktop's tick and a 100 ms clock: the strokes are a few straight pieces, not a hand's
+    expect(sessionFeatures(applyCapture(real, 'remote_desktop')).pointerStrokes).toEqual([])
+    expect(sessionFeatures(applyCapture(real, 'timer_100')).pointerStrokes).toEqual([])
   })
 })

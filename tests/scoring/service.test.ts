@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import fc from 'fast-check'
 import { FEATURE_INDEX as F, FEATURE_WINDOW, extractFeatures, windowFeatures } from '../../src/scoring/features'
-import { treeMargin } from '../../src/scoring/inference'
+import { strokeTerm, treeMargin } from '../../src/scoring/inference'
 import { featureMismatch } from '../../src/scoring/integrity'
 import { POINTER_FEATURE_NAMES } from '../../src/scoring/session-features'
 import {
@@ -68,6 +68,8 @@ describe('model file', () => {
     expect(() => checkModelFeatures({ ...MODEL, pointer: { ...MODEL.pointer, feature_names: names } })).toThrow(/pointer features/)
     const vector = { ...MODEL.vector_pointer, feature_index: MODEL.vector_pointer.feature_index.map((i) => i + 1) }
     expect(() => checkModelFeatures({ ...MODEL, vector_pointer: vector })).toThrow(/client-vector features/)
+    const stroke = { feature_names: ['straight_med'], base_score: 0, trees: [], weight: 0.5, cap: 16 }
+    expect(() => checkModelFeatures({ ...MODEL, stroke })).toThrow(/stroke features/)
   })
 })
 
@@ -262,7 +264,7 @@ describe('capture differences', () => {
       if (score(rich).verdict !== plain) changed++
     }
     expect(changed / n).toBeLessThan(0.01)
-  })
+  }, 30000) // scores every real session twice: 3–5 s on a slow VM, near bun's default 5 s
 })
 
 describe('capture differences on real people', () => {
@@ -407,13 +409,15 @@ describe('reason codes', () => {
     const signals = desktopHuman()
     const evidence = sessionEvidence({ signals, clientFeatures: windowFeatures(signals) })!
     const { a } = MODEL.pointer.calibration
-    // the intercept that puts this session's pointer a hair under the log-odds of hcs 70
+    // the intercept that puts this session's pointer a hair under the log-odds of hcs 70 (its margin: the session trees' and its strokes')
     const target = Math.log(0.69996 / 0.30004)
+    const f = evidence.session!
+    const margin = treeMargin(MODEL.pointer, f.pointer!) + strokeTerm(MODEL.stroke, f.pointerStrokes, f.strokes)
     const edge = {
       ...MODEL,
       pointer: {
         ...MODEL.pointer,
-        calibration: { ...MODEL.pointer.calibration, b: target - a * treeMargin(MODEL.pointer, evidence.session!.pointer!) },
+        calibration: { ...MODEL.pointer.calibration, b: target - a * margin },
       },
     }
     const r = judgeEvidence(edge, evidence)
