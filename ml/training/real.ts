@@ -3,9 +3,9 @@
 // and Platt calibration on held-out real people. Shared by train.ts, eval.ts
 // and the tests. docs/scoring.md says why it is built this way.
 import { FEATURE_NAMES, NO_DATA, extractFeatures } from '../../src/scoring/features'
-import type { M4Model, TreeEnsemble } from '../../src/scoring/inference'
-import { sigmoid, treeMargin } from '../../src/scoring/inference'
-import { POINTER_FEATURE_NAMES, sessionFeatures } from '../../src/scoring/session-features'
+import type { M4Model, StrokeTrees, TreeEnsemble } from '../../src/scoring/inference'
+import { sigmoid, strokeTerm, treeMargin } from '../../src/scoring/inference'
+import { POINTER_FEATURE_NAMES, STROKE_FEATURE_NAMES, sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES, type BotFamily } from '../synth/bots'
 import { type Rng, createRng, deriveSeed } from '../synth/prng'
@@ -71,11 +71,20 @@ export type Row = {
   fold: number
   pointer: number[] | null
   vector: number[] | null
+  /** the scored strokes' vectors (SessionFeatures.pointerStrokes) and the session's stroke count */
+  strokes: number[][]
+  counted: number
 }
 
-function featuresOf(signals: readonly Signal[]): Pick<Row, 'pointer' | 'vector'> {
+function featuresOf(signals: readonly Signal[]): Pick<Row, 'pointer' | 'vector' | 'strokes' | 'counted'> {
   const v = extractFeatures(signals)
-  return { pointer: sessionFeatures(signals).pointer, vector: v[1] === NO_DATA ? null : VECTOR_POINTER_INDEX.map((i) => v[i]) }
+  const f = sessionFeatures(signals)
+  return {
+    pointer: f.pointer,
+    vector: v[1] === NO_DATA ? null : VECTOR_POINTER_INDEX.map((i) => v[i]),
+    strokes: f.pointerStrokes,
+    counted: f.strokes,
+  }
 }
 
 /** the bot sources: synthetic families, DELBOT's real bots, and the generator libraries when ml/generators provides them */
@@ -243,6 +252,52 @@ export function weigh(rows: readonly Row[], has: (r: Row) => boolean): number[] 
 
 export type Ensemble = Omit<TreeEnsemble, 'calibration'>
 export type Kind = 'pointer' | 'vector'
+/** a held-out or shipped set of ensembles: pointer and vector trees, and the stroke trees that add to the pointer margin */
+export type Ensembles = Record<Kind, Ensemble> & { stroke?: StrokeTrees }
+
+/** strokeTerm's weight and cap (inference.ts): a session of 16 or more strokes counts their mean margin twice */
+export const STROKE_WEIGHT = 0.5
+export const STROKE_CAP = 16
+/** strokes a row gives the stroke trees, drawn from its scored ones: each row's weight is spread over them */
+const STROKES_PER_ROW = 24
+
+/** trees over single strokes: each row's weight (weigh) spread over up to STROKES_PER_ROW of its strokes */
+export function fitStrokes(rows: readonly Row[], keep: (r: Row) => boolean, seed: number, params = M4_PARAMS): StrokeTrees {
+  const used = rows.filter((r) => keep(r) && r.pointer !== null && r.strokes.length > 0)
+  const w = weigh(used, () => true)
+  const rng = createRng(deriveSeed(seed, 'strokes', 0))
+  const x: number[][] = []
+  const y: number[] = []
+  const sw: number[] = []
+  used.forEach((r, i) => {
+    const picked = [...r.strokes]
+    // a partial Fisher–Yates draw of STROKES_PER_ROW strokes
+    const k = Math.min(picked.length, STROKES_PER_ROW)
+    for (let j = 0; j < k; j++) {
+      const m = rng.int(j, picked.length - 1)
+      ;[picked[j], picked[m]] = [picked[m], picked[j]]
+    }
+    for (let j = 0; j < k; j++) {
+      x.push(picked[j])
+      y.push(r.human)
+      sw.push(w[i] / k)
+    }
+  })
+  const scale = x.length / sw.reduce((a, b) => a + b, 0)
+  const fitted = fitGbdt(
+    x,
+    y,
+    { ...params, seed },
+    sw.map((v) => v * scale)
+  )
+  return { feature_names: [...STROKE_FEATURE_NAMES], base_score: fitted.base, trees: fitted.trees, weight: STROKE_WEIGHT, cap: STROKE_CAP }
+}
+
+/** a row's margin under a set of ensembles: the pointer trees' plus the strokes' term, or the vector trees' */
+export function marginOf(e: Ensembles, kind: Kind, r: Pick<Row, 'pointer' | 'vector' | 'strokes' | 'counted'>): number {
+  const m = treeMargin(e[kind], r[kind]!)
+  return kind === 'pointer' ? m + strokeTerm(e.stroke, r.strokes, r.counted) : m
+}
 
 export function fitEnsemble(rows: readonly Row[], kind: Kind, keep: (r: Row) => boolean, seed: number, params = M4_PARAMS): Ensemble {
   const used = rows.filter((r) => keep(r) && r[kind] !== null)
@@ -310,32 +365,38 @@ export function fitWeightedPlatt(
 
 export type HeldOut = {
   /** per human fold: models trained without that fold's people */
-  humanFold: Record<Kind, Ensemble>[]
+  humanFold: Ensembles[]
   /** per bot family: models trained without that family */
-  botFamily: Map<string, Record<Kind, Ensemble>>
+  botFamily: Map<string, Ensembles>
 }
 
 export function trainHeldOut(rows: readonly Row[], seed: number, log: (s: string) => void = () => {}): HeldOut {
-  const humanFold: Record<Kind, Ensemble>[] = []
+  const humanFold: Ensembles[] = []
+  const fit = (keep: (r: Row) => boolean): Ensembles => ({
+    pointer: fitEnsemble(rows, 'pointer', keep, seed),
+    vector: fitEnsemble(rows, 'vector', keep, seed),
+    stroke: fitStrokes(rows, keep, seed),
+  })
   for (let f = 0; f < FOLDS; f++) {
-    const keep = (r: Row) => r.fold !== f
-    humanFold.push({ pointer: fitEnsemble(rows, 'pointer', keep, seed), vector: fitEnsemble(rows, 'vector', keep, seed) })
+    humanFold.push(fit((r: Row) => r.fold !== f))
     log(`  human fold ${f + 1}/${FOLDS}`)
   }
-  const botFamily = new Map<string, Record<Kind, Ensemble>>()
+  const botFamily = new Map<string, Ensembles>()
   // the perturbed negatives are a training device, not a bot family to hold out
   const families = [...new Set(rows.filter((r) => !r.human && r.source !== 'perturbed').map((r) => r.family))]
   for (const family of families) {
-    const keep = (r: Row) => r.human === 1 || r.family !== family
-    botFamily.set(family, { pointer: fitEnsemble(rows, 'pointer', keep, seed), vector: fitEnsemble(rows, 'vector', keep, seed) })
+    botFamily.set(
+      family,
+      fit((r: Row) => r.human === 1 || r.family !== family)
+    )
     log(`  bot family ${family}`)
   }
   return { humanFold, botFamily }
 }
 
 /** the model that never saw this row: its human fold's, or its bot family's */
-export function heldOutFor(h: HeldOut, r: Pick<Row, 'human' | 'fold' | 'family'>, kind: Kind): Ensemble {
-  return r.fold >= 0 ? h.humanFold[r.fold][kind] : h.botFamily.get(r.family)![kind]
+export function heldOutFor(h: HeldOut, r: Pick<Row, 'human' | 'fold' | 'family'>): Ensembles {
+  return r.fold >= 0 ? h.humanFold[r.fold] : h.botFamily.get(r.family)!
 }
 
 /** Platt on the held-out margins: every real human scored by a model that never saw that person, every bot by one that never saw its family */
@@ -343,7 +404,7 @@ export function calibrate(rows: readonly Row[], h: HeldOut, kind: Kind, outerFol
   // nested evaluation: the people of the outer fold (and the negatives made from them) take no part
   const used = rows.filter((r) => r[kind] !== null && (outerFold === undefined || r.fold !== outerFold))
   const w = weigh(used, () => true)
-  const margins = used.map((r) => treeMargin(heldOutFor(h, r, kind), r[kind]!))
+  const margins = used.map((r) => marginOf(heldOutFor(h, r), kind, r))
   return fitWeightedPlatt(
     margins,
     used.map((r) => r.human),
@@ -385,12 +446,12 @@ export function humanSafeShift(
     if (s.label !== 'human') continue
     // nested evaluation: the shift for an outer fold is set without that fold's people
     if (outerFold !== undefined && humanFold(s) === outerFold) continue
-    const f = featuresOf(s.signals)[kind]
-    if (!f) continue
+    const f = featuresOf(s.signals)
+    if (!f[kind]) continue
     // touch sessions (phones) get their own shift: their smooth finger strokes need more room than a mouse does
     const touch = kind === 'pointer' && sessionFeatures(s.signals).pointerTouch
     const g = `${s.source === 'sapimouse' ? 'sapimouse' : s.family}${touch ? ' (touch)' : ''}`
-    const z = cal.a * treeMargin(h.humanFold[humanFold(s)][kind], f) + cal.b
+    const z = cal.a * marginOf(h.humanFold[humanFold(s)], kind, f) + cal.b
     const list = groups.get(g) ?? []
     list.push(z)
     groups.set(g, list)
@@ -453,12 +514,15 @@ export function assemble(
   pointer: Ensemble,
   vector: Ensemble,
   cal: Record<Kind, Cal>,
-  training: Record<string, unknown>
+  training: Record<string, unknown>,
+  stroke?: StrokeTrees
 ): M4Model {
   return {
     model_version: version,
-    target: 'log-odds that the session is human, per modality (evidence.ts); pointer and vector_pointer are calibrated tree ensembles',
+    target:
+      'log-odds that the session is human, per modality (evidence.ts); pointer and vector_pointer are calibrated tree ensembles, and the stroke trees add to the pointer margin before its calibration (inference.ts, strokeTerm)',
     pointer: { ...pointer, calibration: { method: 'platt', ...cal.pointer } },
+    ...(stroke ? { stroke } : {}),
     vector_pointer: { ...vector, calibration: { method: 'platt', ...cal.vector }, feature_index: [...VECTOR_POINTER_INDEX] },
     training,
     // trees last, so the file reads top-down
@@ -468,19 +532,23 @@ export function assemble(
 /** the model as committed: metadata indented, one tree per line */
 export function serializeM4(model: M4Model): string {
   const tree = (t: unknown) => `      ${JSON.stringify(t)}`
-  const ens = (e: TreeEnsemble) => {
+  const ens = <E extends { trees: unknown[] }>(e: E, key: string) => {
     const { trees, ...meta } = e
-    return { ...meta, trees: `__trees_${trees.length}__` }
+    return { ...meta, trees: `__trees_${key}__` }
   }
-  let text = JSON.stringify({ ...model, pointer: ens(model.pointer), vector_pointer: ens(model.vector_pointer) }, null, 2)
-  for (const e of [model.pointer, model.vector_pointer])
-    text = text.replace(`"__trees_${e.trees.length}__"`, `[\n${e.trees.map(tree).join(',\n')}\n    ]`)
+  const parts: [string, { trees: unknown[] }][] = [
+    ['pointer', model.pointer],
+    ['vector_pointer', model.vector_pointer],
+    ...(model.stroke ? [['stroke', model.stroke] as [string, { trees: unknown[] }]] : []),
+  ]
+  let text = JSON.stringify({ ...model, ...Object.fromEntries(parts.map(([k, e]) => [k, ens(e, k)])) }, null, 2)
+  for (const [k, e] of parts) text = text.replace(`"__trees_${k}__"`, `[\n${e.trees.map(tree).join(',\n')}\n    ]`)
   return `${text}\n`
 }
 
 /** a ready model over held-out ensembles with the shared calibration (eval) */
-export function heldOutModel(e: Record<Kind, Ensemble>, cal: Record<Kind, Cal>, version: string): M4Model {
-  return assemble(version, e.pointer, e.vector, cal, {})
+export function heldOutModel(e: Record<Kind, Ensemble> & { stroke?: StrokeTrees }, cal: Record<Kind, Cal>, version: string): M4Model {
+  return assemble(version, e.pointer, e.vector, cal, {}, e.stroke)
 }
 
 export const PERTURBATIONS_NOTE =

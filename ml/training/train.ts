@@ -12,11 +12,14 @@ import {
   M4_SEED,
   M4_VERSION,
   PERTURBATIONS_NOTE,
+  STROKE_CAP,
+  STROKE_WEIGHT,
   assemble,
   botSources,
   buildRows,
   calibrateForHumans,
   fitEnsemble,
+  fitStrokes,
   serializeM4,
   trainHeldOut,
 } from './real'
@@ -50,9 +53,11 @@ const model = assemble(
       'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group, and by at least min_human_shift',
     human_flag_target: HUMAN_FLAG_TARGET,
     min_human_shift: MIN_HUMAN_SHIFT,
+    stroke_trees: `the same parameters over single strokes (up to 24 drawn from each row, its weight spread over them); a session's up to 32 strokes add their mean margin × ${STROKE_WEIGHT}·√min(strokes, ${STROKE_CAP}) to the pointer margin before its calibration; none from a pointer sampled ≥ 50 ms apart or on a ≥ 50 ms clock`,
     calibration_detail: { pointer: cal.pointer, vector: cal.vector },
     rows: counts,
-  }
+  },
+  fitStrokes(rows, () => true, M4_SEED)
 )
 const text = serializeM4(model)
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { treeMargin } from '../../src/scoring/inference'
+import { strokeTerm, treeMargin } from '../../src/scoring/inference'
+import { STROKE_FEATURE_NAMES } from '../../src/scoring/session-features'
 import { fitGbdt } from '../../ml/training/gbdt'
 import { brier, expectedCalibrationError, rocAuc, tprAtFpr } from '../../ml/training/metrics'
-import { fitWeightedPlatt } from '../../ml/training/real'
+import { fitStrokes, fitWeightedPlatt, type Row, STROKE_CAP, STROKE_WEIGHT } from '../../ml/training/real'
 
 const SMALL = { trees: 25, depth: 3, learningRate: 0.1, minLeaf: 10, lambda: 1, subsample: 0.8, bins: 64 }
 
@@ -42,5 +43,37 @@ describe('boosted trees and calibration', () => {
     )
     expect(platt.a).toBeGreaterThan(0)
     expect(Number.isFinite(platt.b)).toBe(true)
+  })
+})
+
+describe('stroke trees (fitStrokes)', () => {
+  // rows whose strokes carry the label in their first statistic: humans' strokes wiggle (1), bots' do not (0)
+  const row = (human: 0 | 1, i: number): Row => ({
+    human,
+    family: human ? 'sapimouse' : 'linear_constant',
+    source: human ? 'sapimouse' : 'synth',
+    fold: human ? i % 5 : -1,
+    pointer: [0],
+    vector: null,
+    strokes: Array.from({ length: 1 + (i % 40) }, (_, k) => [human, (i * 7 + k) % 13, ...Array(STROKE_FEATURE_NAMES.length - 2).fill(0)]),
+    counted: 1 + (i % 40),
+  })
+  const rows = [...Array.from({ length: 120 }, (_, i) => row(1, i)), ...Array.from({ length: 120 }, (_, i) => row(0, i))]
+  const params = { ...SMALL, trees: 10 }
+  it('learn what single strokes say, named as the session features that summarise them', () => {
+    const trees = fitStrokes(rows, () => true, 7, params)
+    expect(trees.feature_names).toEqual([...STROKE_FEATURE_NAMES])
+    expect(trees.weight).toBe(STROKE_WEIGHT)
+    expect(trees.cap).toBe(STROKE_CAP)
+    const human = row(1, 3).strokes
+    const bot = row(0, 3).strokes
+    expect(strokeTerm(trees, human, human.length)).toBeGreaterThan(0)
+    expect(strokeTerm(trees, bot, bot.length)).toBeLessThan(0)
+  })
+  it('the same rows and seed give the same trees; rows the filter drops or without strokes take no part', () => {
+    expect(fitStrokes(rows, () => true, 7, params)).toEqual(fitStrokes(rows, () => true, 7, params))
+    const empty = rows.map((r) => (r.human ? r : { ...r, strokes: [] }))
+    // no bot stroke left: every stroke is human, nothing to split on
+    expect(fitStrokes(empty, () => true, 7, params).trees.every((t) => t.feature[0] < 0)).toBe(true)
   })
 })
