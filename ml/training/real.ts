@@ -14,7 +14,7 @@ import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
 
-export const M4_VERSION = 'm4-2026.11.19'
+export const M4_VERSION = 'm4-2026.11.29'
 export const M4_SEED = 20261113
 export const FOLDS = 5
 

@@ -10,7 +10,7 @@ import { type Evidence, type Modality, sessionEvidenceOf, vectorEvidenceOf } fro
 import { trajectoryFingerprint } from './fingerprint'
 import { type M4Model, sigmoid } from './inference'
 import { type Finding, featureMismatch, featureSanity, isFeatureVector, signalFindings, untrustedVectorFinding } from './integrity'
-import modelJson from './model/m4-2026.11.19.json'
+import modelJson from './model/m4-2026.11.29.json'
 import { POINTER_FEATURE_NAMES, STROKE_FEATURE_NAMES, type SessionFeatures, sessionFeatures } from './session-features'
 import type { Signal } from './signals'
 
