@@ -3,61 +3,41 @@
 //
 //   npx bun ml/experiments/stroke-evidence.ts            (STROKE_FAMILIES=a,b,… to hold out other families)
 //
-// Rows as in ml/training/real.ts (real people with capture augmentation and their contrastive negatives,
-// every bot source), each with its session vector and its scored strokes' vectors. Two models on the same
-// rows, the same hold-outs, before any calibration: the session trees (fitEnsemble) and the stroke trees
-// (fitStrokes); views: each alone (the strokes' mean margin) and their sum as the model adds them. Written
-// before the stroke trees were in the model (m4-2026.11.29), when it read every counted stroke (≤ 400)
-// with its own fit; it now reads what the model reads. Real humans are scored by the models of their held-out fold, each bot family by models trained
-// without it; the tools no model trains on by the first fold's models. Reported per family: AUC against
-// the held-out real humans and the share caught where 1 % and 5 % of those humans would be flagged.
+// The training rows of ml/training/real.ts (buildRows: real people with capture augmentation and their
+// contrastive negatives, every bot source), each with its session vector and its scored strokes' vectors.
+// Two models on the same rows, the same hold-outs, before any calibration: the session trees (fitEnsemble)
+// and the stroke trees (fitStrokes); views: each alone (the strokes' mean margin) and their sum as the
+// model adds them. Written before the stroke trees were in the model (m4-2026.11.29), when it read every
+// counted stroke (≤ 400) with its own fit and its own copy of the rows; it now reads what the model reads,
+// from the same rows. Real humans are scored by the models of their held-out fold, each bot family by
+// models trained without it; the tools no model trains on by the first fold's models. Reported per family:
+// AUC against the held-out real humans and the share caught where 1 % and 5 % of those humans would be flagged.
 import { type StrokeTrees, treeMargin } from '../../src/scoring/inference'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
-import { loadAllReal } from '../data/load'
 import { createRng, deriveSeed } from '../synth/prng'
-import { augment, window } from '../training/capture'
 import { rocAuc, tprAtFpr } from '../training/metrics'
-import { PERTURBATIONS, perturbSession } from '../training/perturb'
 import {
   botSources,
+  buildRows,
   FOLDS,
   fitEnsemble,
   fitStrokes,
   generatedFamilies,
   HUMAN_FLAG_TARGET,
-  humanFold,
   M4_SEED,
   type Row,
   STROKE_CAP,
   STROKE_WEIGHT,
 } from '../training/real'
 
-const SALT = Number(process.env.M4_ROWS_SALT ?? 0)
-
-const rng = createRng(deriveSeed(M4_SEED, 'stroke-evidence', SALT))
 const rowOf = (signals: readonly Signal[], r: Omit<Row, 'pointer' | 'vector' | 'strokes' | 'counted'>): Row => {
   const f = sessionFeatures(signals)
   return { ...r, pointer: f.pointer, vector: null, strokes: f.pointerStrokes, counted: f.strokes }
 }
-const visitSeconds = () => (rng.uniform(0, 1) < 0.15 ? rng.uniform(2, 6) : rng.uniform(5, 60))
 
-const rows: Row[] = []
-for (const s of loadAllReal().filter((s) => s.label === 'human')) {
-  const sapi = s.source === 'sapimouse'
-  const base = { human: 1 as const, family: sapi ? 'sapimouse' : s.family, source: s.source, fold: humanFold(s) }
-  for (let c = 0; c < (sapi ? 3 : 2); c++) rows.push(rowOf(augment(rng, sapi ? window(rng, s.signals, visitSeconds()) : s.signals), base))
-  const kind = PERTURBATIONS[rng.int(0, PERTURBATIONS.length - 1)]
-  const cut = sapi ? window(rng, s.signals, visitSeconds()) : s.signals
-  rows.push(
-    rowOf(augment(rng, perturbSession(rng, cut, kind)), { human: 0, family: `perturbed_${kind}`, source: 'perturbed', fold: humanFold(s) })
-  )
-}
-for (const src of await botSources()) {
-  const copies = src.source === 'delbot' || src.source === 'browser' ? 2 : 1
-  for (const signals of src.sessions(M4_SEED))
-    for (let c = 0; c < copies; c++) rows.push(rowOf(augment(rng, signals), { human: 0, family: src.family, source: src.source, fold: -1 }))
-}
+// the training rows themselves (M4_ROWS_SALT draws others)
+const rows: Row[] = await buildRows(M4_SEED, await botSources())
 // the tools no model trains on, scored as the eval scores them
 const untrained = new Map<string, Row[]>()
 for (const g of (await generatedFamilies()).filter((g) => g.kind === 'bot' && g.untrained)) {
@@ -131,6 +111,8 @@ function groupSafeLine(h: readonly number[]): number {
 }
 const lines = views.map(([, f]) => groupSafeLine(humans.map(f)))
 function report(family: string, bots: Scored[]) {
+  // a pointer sampled ≥ 50 ms apart gives the stroke trees nothing (pyautogui's 50 ms sleeps): no row to show
+  if (!bots.length) return console.log(`| ${family} | 0 | no session with scored strokes (a sparse pointer) |`)
   const cells = views.map(([, f], v) => {
     const h = humans.map(f)
     const b = bots.map(f)
