@@ -263,6 +263,17 @@ const MOUSE_KEYS_RUNS = 6
 const MOUSE_KEYS_DIRECTIONS = 2
 const MOUSE_KEYS_SHARE = 0.85
 
+/**
+ * Flashes (session-features.ts, pointerFlashes) from which a pointer on a fine clock is a script's: this many,
+ * and at least this share of its long mouse strokes. A hand needs longer than 60 ms to aim across 100 px
+ * from rest to rest: real people made at most 1 in a session (SapiMouse: 1 of 336 windows with one; Balabit's
+ * 6,577 windows of 60 s: 8 with one; DELBOT's people none), and at most 2 counting strokes of 2 or 3 samples
+ * too, which a display faster than 60 Hz would sample more often. A script's stepped moves delivered as they are sent (Puppeteer in Firefox, 1–3 ms apart) are
+ * over that fast; when all of its strokes are, the trees see none and the session had no pointer evidence.
+ */
+const FLASHES_MIN = 3
+const FLASH_SHARE = 0.5
+
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
   const out: Evidence[] = []
@@ -351,6 +362,10 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     if (!sparse && r.backsteps >= BACKSTEPS_MIN && r.backsteps >= BACKSTEP_SHARE * r.triples)
       out.push({ modality: 'pointer', z: MILD, codes: ['pointer_impossible_reversals'] })
   }
+  // Mild, as the step rules: a session's other pointer evidence still counts.
+  const { long, flashes } = f.pointerFlashes
+  if (!sampledSparsely && f.timing.resolutionMs < COARSE_TIMER_MS && flashes >= FLASHES_MIN && flashes >= FLASH_SHARE * long)
+    out.push({ modality: 'pointer', z: MILD, codes: ['pointer_flash_strokes'] })
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)
   const s = f.scroll && scrollEvidence(f.scroll)

@@ -35,6 +35,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
     'While moving fast, the pointer turned back between two frames, again and again; a hand has to slow down before it turns, so this is noise added to a scripted path.',
   pointer_mouse_keys:
     'The pointer moved only in straight runs along the screen’s axes and diagonals, as Mouse Keys (an accessibility setting for people who cannot use a mouse) moves it: judged suspicious at worst, never a bot, on that alone. Offer an accessible challenge rather than blocking.',
+  pointer_flash_strokes:
+    'The pointer crossed the page in whole movements over in less than 60 ms, from rest to rest, most times it moved far; a hand needs longer to aim.',
   pointer_regular_timing: 'The time between pointer movements was too regular for a person.',
   pointer_unusual_speed: 'The speed, duration or number of pointer movements was unlike people’s.',
   pointer_dynamics_unnatural: 'The pointer movement as a whole looked unlike people’s, without one single cause.',
@@ -114,6 +116,11 @@ function typingDetail(code: string, f: SessionFeatures): string | null {
 }
 
 function pointerDetail(code: string, f: SessionFeatures): string | null {
+  // flashes are the strokes the trees never see: a session may have nothing else
+  if (code === 'pointer_flash_strokes') {
+    const { long, flashes } = f.pointerFlashes
+    return `${fmt(flashes)} of ${fmt(long)} mouse movements of 100 px or more were over, from rest to rest, in less than 60 ms; people: at most 1 in a session (SapiMouse, Balabit, DELBOT)`
+  }
   const p = f.pointer
   if (!p) return null
   const strokes = `${fmt(f.strokes)} stroke${f.strokes === 1 ? '' : 's'}`

@@ -21,6 +21,8 @@ const BURST_MS = 4
 const MIN_SAMPLES = 4
 const MIN_PATH_PX = 20
 const MIN_DURATION_MS = 60
+/** a mouse stroke this long (path) that is over in less than MIN_DURATION_MS, from rest to rest, is a flash (SessionFeatures.pointerFlashes) */
+const FLASH_PATH_PX = 100
 /** the fixed grid every stroke is resampled on */
 const GRID_MS = 20
 /** fewer counted strokes than this: no pointer evidence */
@@ -193,6 +195,12 @@ export type SessionFeatures = {
    * middle step against both of its neighbours, which go the same way)
    */
   pointerReversals: { pairs: number; reversals: number; triples: number; backsteps: number }
+  /**
+   * mouse strokes of MIN_SAMPLES samples or more that cover FLASH_PATH_PX or more, and those of them over
+   * in less than MIN_DURATION_MS: whole movements, from rest to rest, faster than a hand aims (too short
+   * for the trees, which never see them)
+   */
+  pointerFlashes: { long: number; flashes: number }
   /** the longest run of consecutive slow steps (SLOW_STEP_MS apart or more, SLOW_STEP_PX or more) inside a mouse stroke */
   pointerSlowRun: number
   /**
@@ -449,6 +457,17 @@ function stepLengths(st: Stroke): Float64Array {
   const out = lengthBuf
   for (let i = 1; i < n; i++) out[i] = Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1])
   return out
+}
+
+/** pointerFlashes: a mouse stroke long enough to count, and whether it was over too soon for a hand */
+function countFlash(st: Stroke, lengths: Float64Array, into: SessionFeatures['pointerFlashes']): void {
+  const n = st.t.length
+  if (st.touch || n < MIN_SAMPLES) return
+  let path = 0
+  for (let i = 1; i < n; i++) path += lengths[i]
+  if (path < FLASH_PATH_PX) return
+  into.long++
+  if (st.t[n - 1] - st.t[0] < MIN_DURATION_MS) into.flashes++
 }
 
 function strokeStats(st: Stroke, lengths: Float64Array): StrokeStats | undefined {
@@ -834,12 +853,14 @@ function pointerFeatures(
   evenRun: number
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
+  flashes: SessionFeatures['pointerFlashes']
 } {
   const { strokes, moves, presses, jumpPresses, pressSpots } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   const strokeTouch: boolean[] = []
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
+  const flashes = { long: 0, flashes: 0 }
   const runs = { aligned: 0, runs: 0, directions: 0 }
   const starts: number[] = []
   const ends: number[] = []
@@ -856,6 +877,7 @@ function pointerFeatures(
     const lengths = stepLengths(st)
     walkMouseSteps(st, lengths, mouse)
     compassRuns(st, runs)
+    countFlash(st, lengths, flashes)
     const s = strokeStats(st, lengths)
     if (!s) continue
     stats.push(s)
@@ -893,6 +915,7 @@ function pointerFeatures(
     evenRun,
     stepGapCv,
     reversals,
+    flashes,
   }
   if (stats.length < MIN_STROKES) return { features: null, strokeVectors: [], ...measured }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
@@ -1189,6 +1212,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     pointerEvenRun: ptr.evenRun,
     pointerStepGapCv: ptr.stepGapCv,
     pointerReversals: ptr.reversals,
+    pointerFlashes: ptr.flashes,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),
