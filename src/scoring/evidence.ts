@@ -268,8 +268,9 @@ const MOUSE_KEYS_SHARE = 0.85
  * and at least this share of its long mouse strokes. A hand needs longer than 60 ms to aim across 100 px
  * from rest to rest: real people made at most 1 in a session (SapiMouse: 1 of 336 windows with one; Balabit's
  * 6,577 windows of 60 s: 8 with one; DELBOT's people none), and at most 2 counting strokes of 2 or 3 samples
- * too, which a display faster than 60 Hz would sample more often. A script's stepped moves delivered as they are sent (Puppeteer in Firefox, 1–3 ms apart) are
- * over that fast; when all of its strokes are, the trees see none and the session had no pointer evidence.
+ * too, which a display faster than 60 Hz would sample more often. A script's stepped moves delivered as they
+ * are sent (Puppeteer in Firefox, 1–3 ms apart) are over that fast; when all of its strokes are, the trees see
+ * none and the session had no pointer evidence.
  */
 const FLASHES_MIN = 3
 const FLASH_SHARE = 0.5
