@@ -12,7 +12,7 @@
 // from the same rows. Real humans are scored by the models of their held-out fold, each bot family by
 // models trained without it; the tools no model trains on by the first fold's models. Reported per family:
 // AUC against the held-out real humans and the share caught where 1 % and 5 % of those humans would be flagged.
-import { type StrokeTrees, treeMargin } from '../../src/scoring/inference'
+import { type StrokeTrees, strokeShare, treeMargin } from '../../src/scoring/inference'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
 import { createRng, deriveSeed } from '../synth/prng'
@@ -93,7 +93,7 @@ const views: [string, (v: Scored) => number][] = [
   // as the model adds them (inference.ts, strokeTerm)
   [
     'session + stroke mean × 0.5·√min(strokes, 16)',
-    (v) => v.session + mean(v.strokes) * STROKE_WEIGHT * Math.sqrt(Math.min(v.counted, STROKE_CAP)),
+    (v) => v.session + strokeShare({ weight: STROKE_WEIGHT, cap: STROKE_CAP }, v.counted, mean(v.strokes)),
   ],
 ]
 /**

@@ -6,7 +6,7 @@
 // to train them on: the keyboard rules sit well outside the figures of 1,000
 // real typists (ml/data/real/README.md) and fire only on clear automation.
 import { FEATURE_INDEX as F, NO_DATA } from './features'
-import { type M4Model, type StrokeTrees, type TreeEnsemble, calibratedLogit, strokeTerm, treeContributions } from './inference'
+import { type M4Model, type StrokeTrees, type TreeEnsemble, calibratedLogit, strokeShare, strokeTerm, treeContributions } from './inference'
 import {
   COARSE_TIMER_MS,
   POINTER_INDEX,
@@ -77,17 +77,17 @@ const POINTER_CODE: Record<string, string> = {
 /**
  * The behaviour codes of the features that pushed the score toward bot, largest first: the session
  * trees' contributions, and the stroke trees' (each stroke's, averaged and weighted as strokeTerm weighs
- * their margins), added by code: a stroke feature is named after the session feature that summarises it.
+ * their margins: strokeShare), added by code: a stroke feature is named after the session feature that summarises it.
  */
 function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>, strokes?: StrokeTerms): string[] {
   const byCode = new Map<string, number>()
-  const add = (names: readonly string[], contrib: ArrayLike<number>, scale: number) => {
+  const add = (names: readonly string[], contrib: ArrayLike<number>) => {
     for (let i = 0; i < contrib.length; i++) {
       const code = POINTER_CODE[names[i]] ?? 'pointer_dynamics_unnatural'
-      byCode.set(code, (byCode.get(code) ?? 0) + contrib[i] * scale)
+      byCode.set(code, (byCode.get(code) ?? 0) + contrib[i])
     }
   }
-  add(e.feature_names, treeContributions(e, x), 1)
+  add(e.feature_names, treeContributions(e, x))
   if (strokes?.trees && strokes.vectors.length) {
     const { trees, vectors, counted } = strokes
     const sum = new Float64Array(trees.feature_names.length)
@@ -95,7 +95,10 @@ function pointerCodes(e: TreeEnsemble, x: ArrayLike<number>, strokes?: StrokeTer
       const c = treeContributions(trees, v)
       for (let i = 0; i < c.length; i++) sum[i] += c[i]
     }
-    add(trees.feature_names, sum, (trees.weight * Math.sqrt(Math.min(counted, trees.cap))) / vectors.length)
+    add(
+      trees.feature_names,
+      sum.map((v) => strokeShare(trees, counted, v / vectors.length))
+    )
   }
   const bad = [...byCode].filter(([, v]) => v < 0).sort((a, b) => a[1] - b[1])
   if (!bad.length) return ['pointer_dynamics_unnatural']

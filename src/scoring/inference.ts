@@ -94,12 +94,17 @@ export type M4Model = {
  */
 export type StrokeTrees = { feature_names: string[]; base_score: number; trees: Tree[]; weight: number; cap: number }
 
+/** a mean over a session's scored strokes (a margin, or one feature's contribution to it) weighted as the pointer margin takes it: weight·√min(counted, cap) */
+export function strokeShare(s: Pick<StrokeTrees, 'weight' | 'cap'>, counted: number, mean: number): number {
+  return mean * s.weight * Math.sqrt(Math.min(counted, s.cap))
+}
+
 /** the strokes' share of the pointer margin (0 without stroke trees or strokes); `counted` is the session's stroke count */
 export function strokeTerm(s: StrokeTrees | undefined, strokes: readonly (readonly number[])[], counted: number): number {
   if (!s || !strokes.length) return 0
   let sum = 0
   for (const x of strokes) sum += treeMargin(s, x)
-  return (sum / strokes.length) * s.weight * Math.sqrt(Math.min(counted, s.cap))
+  return strokeShare(s, counted, sum / strokes.length)
 }
 
 /** calibrated log-odds: a·(margin + extra) + b; `extra` is the strokes' term of a pointer ensemble */
