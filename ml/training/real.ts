@@ -76,9 +76,8 @@ export type Row = {
   counted: number
 }
 
-function featuresOf(signals: readonly Signal[]): Pick<Row, 'pointer' | 'vector' | 'strokes' | 'counted'> {
+function featuresOf(signals: readonly Signal[], f = sessionFeatures(signals)): Pick<Row, 'pointer' | 'vector' | 'strokes' | 'counted'> {
   const v = extractFeatures(signals)
-  const f = sessionFeatures(signals)
   return {
     pointer: f.pointer,
     vector: v[1] === NO_DATA ? null : VECTOR_POINTER_INDEX.map((i) => v[i]),
@@ -259,7 +258,7 @@ export type Ensembles = Record<Kind, Ensemble> & { stroke?: StrokeTrees }
 export const STROKE_WEIGHT = 0.5
 export const STROKE_CAP = 16
 /** strokes a row gives the stroke trees, drawn from its scored ones: each row's weight is spread over them */
-const STROKES_PER_ROW = 24
+export const STROKES_PER_ROW = 24
 
 /** trees over single strokes: each row's weight (weigh) spread over up to STROKES_PER_ROW of its strokes */
 export function fitStrokes(rows: readonly Row[], keep: (r: Row) => boolean, seed: number, params = M4_PARAMS): StrokeTrees {
@@ -446,10 +445,11 @@ export function humanSafeShift(
     if (s.label !== 'human') continue
     // nested evaluation: the shift for an outer fold is set without that fold's people
     if (outerFold !== undefined && humanFold(s) === outerFold) continue
-    const f = featuresOf(s.signals)
+    const session = sessionFeatures(s.signals)
+    const f = featuresOf(s.signals, session)
     if (!f[kind]) continue
     // touch sessions (phones) get their own shift: their smooth finger strokes need more room than a mouse does
-    const touch = kind === 'pointer' && sessionFeatures(s.signals).pointerTouch
+    const touch = kind === 'pointer' && session.pointerTouch
     const g = `${s.source === 'sapimouse' ? 'sapimouse' : s.family}${touch ? ' (touch)' : ''}`
     const z = cal.a * marginOf(h.humanFold[humanFold(s)], kind, f) + cal.b
     const list = groups.get(g) ?? []

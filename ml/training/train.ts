@@ -14,6 +14,7 @@ import {
   PERTURBATIONS_NOTE,
   STROKE_CAP,
   STROKE_WEIGHT,
+  STROKES_PER_ROW,
   assemble,
   botSources,
   buildRows,
@@ -23,6 +24,7 @@ import {
   serializeM4,
   trainHeldOut,
 } from './real'
+import { SPARSE_POINTER_MS, STROKES_SCORED } from '../../src/scoring/session-features'
 
 const path = new URL(`../../src/scoring/model/${M4_VERSION}.json`, import.meta.url)
 const started = performance.now()
@@ -53,7 +55,7 @@ const model = assemble(
       'weighted Platt on held-out margins: each real human from the model of the fold without that person (group 5-fold), each bot from the model without its family; then the intercept raised until held-out real humans flagged ≤ the targets per group, and by at least min_human_shift',
     human_flag_target: HUMAN_FLAG_TARGET,
     min_human_shift: MIN_HUMAN_SHIFT,
-    stroke_trees: `the same parameters over single strokes (up to 24 drawn from each row, its weight spread over them); a session's up to 32 strokes add their mean margin × ${STROKE_WEIGHT}·√min(strokes, ${STROKE_CAP}) to the pointer margin before its calibration; none from a pointer sampled ≥ 50 ms apart or on a ≥ 50 ms clock`,
+    stroke_trees: `the same parameters over single strokes (up to ${STROKES_PER_ROW} drawn from each row, its weight spread over them); a session's up to ${STROKES_SCORED} strokes add their mean margin × ${STROKE_WEIGHT}·√min(strokes, ${STROKE_CAP}) to the pointer margin before its calibration; none from a pointer sampled ≥ ${SPARSE_POINTER_MS} ms apart or on a ≥ ${SPARSE_POINTER_MS} ms clock`,
     calibration_detail: { pointer: cal.pointer, vector: cal.vector },
     rows: counts,
   },
