@@ -277,6 +277,15 @@ const MOUSE_KEYS_SHARE = 0.85
  */
 const FLASHES_MIN = 3
 const FLASH_SHARE = 0.5
+/**
+ * Clean stroke clocks (session-features.ts, pointerClocks) switching between the session's and another one,
+ * not a whole multiple of it, this many times, with this many strokes on the other: the strokes came from
+ * different devices, as in a session stitched from different people's recordings. Real people's clocks never
+ * switched more than twice (SapiMouse's 336 windows: never; DELBOT's people: once in one recording; Balabit's
+ * 6,577 windows of 60 s: twice at most). Mild: a display whose rate changes as it likes could do it.
+ */
+const CLOCK_SWITCHES_MIN = 4
+const CLOCK_OFF_MIN = 2
 
 /** every modality's evidence of a session with stored signals */
 export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[] {
@@ -370,6 +379,9 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   const { long, flashes } = f.pointerFlashes
   if (!sampledSparsely && f.timing.resolutionMs < COARSE_TIMER_MS && flashes >= FLASHES_MIN && flashes >= FLASH_SHARE * long)
     out.push({ modality: 'pointer', z: MILD, codes: ['pointer_flash_strokes'] })
+  const { off, switches } = f.pointerClocks
+  if (!sampledSparsely && f.timing.resolutionMs < COARSE_TIMER_MS && switches >= CLOCK_SWITCHES_MIN && off >= CLOCK_OFF_MIN)
+    out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mixed_clocks'] })
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)
   const s = f.scroll && scrollEvidence(f.scroll)

@@ -37,6 +37,8 @@ export const REASON_MEANINGS: Readonly<Record<string, string>> = {
     'The pointer moved only in straight runs along the screen’s axes and diagonals, as Mouse Keys (an accessibility setting for people who cannot use a mouse) moves it: judged suspicious at worst, never a bot, on that alone. Offer an accessible challenge rather than blocking.',
   pointer_flash_strokes:
     'The pointer crossed the page in whole movements over in less than 60 ms, from rest to rest, most times it moved far; a hand needs longer to aim.',
+  pointer_mixed_clocks:
+    'The pointer’s sampling rate switched back and forth between movements, as if they came from different devices: movements cut from different people’s recordings and joined into one session.',
   pointer_regular_timing: 'The time between pointer movements was too regular for a person.',
   pointer_unusual_speed: 'The speed, duration or number of pointer movements was unlike people’s.',
   pointer_dynamics_unnatural: 'The pointer movement as a whole looked unlike people’s, without one single cause.',
@@ -120,6 +122,10 @@ function pointerDetail(code: string, f: SessionFeatures): string | null {
   if (code === 'pointer_flash_strokes') {
     const { long, flashes } = f.pointerFlashes
     return `${fmt(flashes)} of ${fmt(long)} mouse movements of 100 px or more were over, from rest to rest, in less than 60 ms; people: at most 1 in a session (SapiMouse, Balabit, DELBOT)`
+  }
+  if (code === 'pointer_mixed_clocks') {
+    const { clean, off, switches } = f.pointerClocks
+    return `${fmt(off)} of ${fmt(clean)} evenly sampled mouse movements ran on another sampling rate than the rest, ${fmt(switches)} switches back and forth; people: at most 2 switches in a session (SapiMouse, Balabit, DELBOT)`
   }
   const p = f.pointer
   if (!p) return null

@@ -23,6 +23,22 @@ const MIN_PATH_PX = 20
 const MIN_DURATION_MS = 60
 /** a mouse stroke this long (path) that is over in less than MIN_DURATION_MS, from rest to rest, is a flash (SessionFeatures.pointerFlashes) */
 const FLASH_PATH_PX = 100
+/**
+ * SessionFeatures.pointerClocks. A mouse stroke of CLOCK_MIN_GAPS gaps or more runs on a clean clock (a
+ * display's frame rate, a mouse's polling) when CLOCK_CLEAN_SHARE of its gaps lie within CLOCK_TOLERANCE of
+ * their median, or 1 ms (integer-ms timers alternate 16 and 17 ms at 60 Hz).
+ */
+const CLOCK_MIN_GAPS = 10
+const CLOCK_CLEAN_SHARE = 0.75
+const CLOCK_TOLERANCE = 0.15
+/**
+ * A stroke's clock is off the session's when one is CLOCK_RATIO times the other or more, and not a whole
+ * multiple of it within CLOCK_HARMONIC: a frame rate halved or thirded by dropped frames, or a display that
+ * switches between 60 and 120 Hz, is the same device.
+ */
+const CLOCK_RATIO = 1.3
+const CLOCK_HARMONICS = [2, 3]
+const CLOCK_HARMONIC = 0.12
 /** the fixed grid every stroke is resampled on */
 const GRID_MS = 20
 /** fewer counted strokes than this: no pointer evidence */
@@ -201,6 +217,12 @@ export type SessionFeatures = {
    * for the trees, which never see them)
    */
   pointerFlashes: { long: number; flashes: number }
+  /**
+   * mouse strokes on a clean clock (CLOCK_MIN_GAPS gaps or more, most of them at their median), those whose
+   * clock is off the session's median one (CLOCK_RATIO, not a harmonic), and the switches between the two in
+   * stroke order: one device keeps its clock; strokes cut from different people's recordings do not
+   */
+  pointerClocks: { clean: number; off: number; switches: number }
   /** the longest run of consecutive slow steps (SLOW_STEP_MS apart or more, SLOW_STEP_PX or more) inside a mouse stroke */
   pointerSlowRun: number
   /**
@@ -468,6 +490,41 @@ function countFlash(st: Stroke, lengths: Float64Array, into: SessionFeatures['po
   if (path < FLASH_PATH_PX) return
   into.long++
   if (st.t[n - 1] - st.t[0] < MIN_DURATION_MS) into.flashes++
+}
+
+let clockBuf = new Float64Array(64)
+
+/** the median gap of a mouse stroke that runs on a clean clock, or NaN */
+function strokeClock(st: Stroke): number {
+  const gaps = st.t.length - 1
+  if (st.touch || gaps < CLOCK_MIN_GAPS) return Number.NaN
+  if (clockBuf.length < gaps) clockBuf = new Float64Array(Math.max(gaps, 2 * clockBuf.length))
+  const g = clockBuf.subarray(0, gaps)
+  for (let i = 0; i < gaps; i++) g[i] = st.t[i + 1] - st.t[i]
+  g.sort()
+  const median = g[gaps >> 1]
+  if (!(median > 0)) return Number.NaN
+  const tolerance = Math.max(1, CLOCK_TOLERANCE * median)
+  let clean = 0
+  for (let i = 0; i < gaps; i++) if (Math.abs(g[i] - median) <= tolerance) clean++
+  return clean >= CLOCK_CLEAN_SHARE * gaps ? median : Number.NaN
+}
+
+/** pointerClocks from the clean strokes' clocks in stroke order */
+function clockSwitches(clocks: readonly number[]): SessionFeatures['pointerClocks'] {
+  if (clocks.length < 3) return { clean: clocks.length, off: 0, switches: 0 }
+  const session = sortedOf([...clocks])[clocks.length >> 1]
+  let off = 0
+  let switches = 0
+  let previous: boolean | undefined
+  for (const c of clocks) {
+    const ratio = Math.max(c / session, session / c)
+    const isOff = ratio >= CLOCK_RATIO && !CLOCK_HARMONICS.some((h) => Math.abs(ratio / h - 1) <= CLOCK_HARMONIC)
+    if (isOff) off++
+    if (previous !== undefined && isOff !== previous) switches++
+    previous = isOff
+  }
+  return { clean: clocks.length, off, switches }
 }
 
 function strokeStats(st: Stroke, lengths: Float64Array): StrokeStats | undefined {
@@ -854,6 +911,7 @@ function pointerFeatures(
   stepGapCv: number
   reversals: SessionFeatures['pointerReversals']
   flashes: SessionFeatures['pointerFlashes']
+  clocks: SessionFeatures['pointerClocks']
 } {
   const { strokes, moves, presses, jumpPresses, pressSpots } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
@@ -861,6 +919,7 @@ function pointerFeatures(
   let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
   const flashes = { long: 0, flashes: 0 }
+  const clocks: number[] = []
   const runs = { aligned: 0, runs: 0, directions: 0 }
   const starts: number[] = []
   const ends: number[] = []
@@ -878,6 +937,8 @@ function pointerFeatures(
     walkMouseSteps(st, lengths, mouse)
     compassRuns(st, runs)
     countFlash(st, lengths, flashes)
+    const clock = strokeClock(st)
+    if (!Number.isNaN(clock)) clocks.push(clock)
     const s = strokeStats(st, lengths)
     if (!s) continue
     stats.push(s)
@@ -916,6 +977,7 @@ function pointerFeatures(
     stepGapCv,
     reversals,
     flashes,
+    clocks: clockSwitches(clocks),
   }
   if (stats.length < MIN_STROKES) return { features: null, strokeVectors: [], ...measured }
   const col = (f: (s: StrokeStats) => number) => sortedOf(stats.map(f))
@@ -1213,6 +1275,7 @@ export function sessionFeatures(signals: readonly Signal[]): SessionFeatures {
     pointerStepGapCv: ptr.stepGapCv,
     pointerReversals: ptr.reversals,
     pointerFlashes: ptr.flashes,
+    pointerClocks: ptr.clocks,
     keyboard,
     scroll: scrollStats(all, w.rest),
     touchContact: touchContact(all, w.rest),

@@ -1,0 +1,85 @@
+// Mouse strokes whose sampling clocks switch back and forth (session-features.ts pointerClocks, evidence.ts
+// CLOCK_SWITCHES_MIN): strokes of different devices in one session, as a bot stitches them from recordings.
+import { describe, expect, it } from 'bun:test'
+import { loadReal } from '../../ml/data/load'
+import { stitchStrokes } from '../../ml/generators/index'
+import { createRng, deriveSeed } from '../../ml/synth/prng'
+import { sessionEvidenceOf } from '../../src/scoring/evidence'
+import { windowFeatures } from '../../src/scoring/features'
+import { reasonDetails } from '../../src/scoring/reasons'
+import { MODEL, scoreSession } from '../../src/scoring/service'
+import { sessionFeatures } from '../../src/scoring/session-features'
+import type { Signal } from '../../src/scoring/signals'
+
+/** strokes of 20 moves (a curved 300 px path), one per gap in `gaps` (ms between its moves), a second's rest between them */
+function visit(gaps: readonly number[], jitter = 0): Signal[] {
+  const out: Signal[] = []
+  let t = 100
+  gaps.forEach((gap, k) => {
+    for (let i = 1; i <= 20; i++) {
+      // jitter: every other gap longer and shorter by that share (no clean clock at 0.5)
+      t += Math.round(gap * (1 + (i % 2 ? jitter : -jitter)))
+      out.push({ t, k: 'mm', x: 100 + 15 * i, y: 200 + 40 * k + Math.round(20 * Math.sin(i / 3)) })
+    }
+    t += 1000
+  })
+  return out
+}
+
+const judge = (signals: Signal[]) => scoreSession({ signals, clientFeatures: windowFeatures(signals), replayed: false })
+const clockEvidence = (signals: Signal[]) =>
+  sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.codes.includes('pointer_mixed_clocks'))
+
+describe('sampling clocks that switch between strokes', () => {
+  it('counts the strokes on a clean clock, those off the session’s, and the switches', () => {
+    expect(sessionFeatures(visit([17, 17, 7, 17, 7, 17, 17])).pointerClocks).toEqual({ clean: 7, off: 2, switches: 4 })
+    // one device: no switch
+    expect(sessionFeatures(visit([17, 17, 17, 17, 17])).pointerClocks).toEqual({ clean: 5, off: 0, switches: 0 })
+    // dropped frames halve or third a rate: the same device
+    expect(sessionFeatures(visit([8, 17, 8, 25, 8, 17, 8])).pointerClocks).toEqual({ clean: 7, off: 0, switches: 0 })
+    // uneven gaps are no clock at all
+    expect(sessionFeatures(visit([17, 7, 17, 7, 17], 0.5)).pointerClocks).toEqual({ clean: 0, off: 0, switches: 0 })
+  })
+
+  it('four switches with two strokes off the clock are mild evidence, named with their figures', () => {
+    const signals = visit([17, 17, 7, 17, 7, 17, 17])
+    expect(clockEvidence(signals)).toEqual([{ modality: 'pointer', z: -1.5, codes: ['pointer_mixed_clocks'] }])
+    expect(reasonDetails(signals, ['pointer_mixed_clocks']).pointer_mixed_clocks).toContain('2 of 7 evenly sampled mouse movements')
+    // three switches are not
+    expect(clockEvidence(visit([17, 17, 7, 17, 7, 7, 7]))).toEqual([])
+    // on a coarse timer (100 ms) there is no clock to read
+    expect(clockEvidence(visit([17, 17, 7, 17, 7, 17, 17]).map((s) => ({ ...s, t: Math.round(s.t / 100) * 100 })))).toEqual([])
+  })
+
+  it('keeps a session stitched from different people’s strokes from passing as verified', () => {
+    const sapi = loadReal('sapimouse')
+    let coded = 0
+    for (let i = 0; i < 40; i++) {
+      const rng = createRng(deriveSeed(11, 'mixed-clocks-test', i))
+      const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)]!)
+      const signals = stitchStrokes(
+        rng,
+        pick.map((s) => s.signals),
+        { people: pick.map((s) => s.user) }
+      )
+      if (!clockEvidence(signals).length) continue
+      coded++
+      const r = judge(signals)
+      expect(r.verdict).not.toBe('human_verified')
+      expect(r.reasons).toContain('pointer_mixed_clocks')
+    }
+    // about a third of such sessions mix a 60 Hz person's strokes with a faster or slower display's (ml/experiments/mixed-clocks.ts)
+    expect(coded).toBeGreaterThan(5)
+  }, 30_000)
+
+  it('real people keep one clock: at most one switch, never the code', () => {
+    let most = 0
+    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
+      if (s.label !== 'human') continue
+      most = Math.max(most, sessionFeatures(s.signals).pointerClocks.switches)
+      expect(clockEvidence(s.signals)).toEqual([])
+    }
+    // one DELBOT recording switches once: the count is read from real strokes, not always zero
+    expect(most).toBe(1)
+  }, 30_000)
+})
