@@ -16,7 +16,7 @@ type Tally = { sessions: number; clean: number[]; most: number; coded: number; w
 const tallies = new Map<string, Tally>()
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1)
 function add(group: string, signals: readonly Signal[]) {
-  const t = tallies.get(group) ?? { sessions: 0, clean: [], most: 0, coded: 0, with: new Map(), without: new Map() }
+  const t = tallies.get(group) ?? { sessions: 0, clean: [] as number[], most: 0, coded: 0, with: new Map(), without: new Map() }
   tallies.set(group, t)
   const evidence = sessionEvidence({ signals, clientFeatures: windowFeatures(signals) })
   t.sessions++
