@@ -43,29 +43,71 @@ const POINTER: Modality = { prefix: 'tf1:', strokes: 3, minMoves: 30, moves: all
 const TOUCH: Modality = { prefix: 'tt1:', strokes: 5, minMoves: 20, moves: informativeMoves }
 
 /**
- * Relative moves only, so a constant position offset vanishes, and no times,
- * so a constant time shift does too. Moves are rounded with floor(d + 0.25):
- * boundaries sit at .75 px, away from the grids device pixels put coordinates
- * on (1, ½, ⅓, ⅘).
+ * cyrb53-style 64-bit hash, stable across runtimes, fed one character (UTF-16 code unit) at a time so that
+ * a trajectory is hashed without building its text (the text and its parts were most of a fingerprint's time).
  */
-function strokeShape({ x, y }: Path): string {
-  const parts: string[] = []
-  for (let i = 1; i < x.length; i++) parts.push(`${step(x, i)},${step(y, i)}`)
-  return parts.join(';')
+class Hash64 {
+  private h1 = 0xdeadbeef
+  private h2 = 0x41c6ce57
+
+  char(c: number): void {
+    this.h1 = Math.imul(this.h1 ^ c, 2654435761)
+    this.h2 = Math.imul(this.h2 ^ c, 1597334677)
+  }
+
+  /** the characters of `${v}` for an integer v */
+  int(v: number): void {
+    if (!(Math.abs(v) < 1e9)) {
+      const text = `${v}`
+      for (let i = 0; i < text.length; i++) this.char(text.charCodeAt(i))
+      return
+    }
+    if (v < 0) this.char(MINUS)
+    let a = Math.abs(v)
+    let scale = 1
+    while (scale * 10 <= a) scale *= 10
+    for (; scale >= 1; scale /= 10) {
+      const d = Math.floor(a / scale)
+      this.char(ZERO + d)
+      a -= d * scale
+    }
+  }
+
+  hex(): string {
+    let h1 = this.h1
+    let h2 = this.h2
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+    return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0')
+  }
 }
 
-/** cyrb53-style 64-bit string hash, stable across runtimes */
-function hash64(text: string): string {
-  let h1 = 0xdeadbeef
-  let h2 = 0x41c6ce57
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    h1 = Math.imul(h1 ^ c, 2654435761)
-    h2 = Math.imul(h2 ^ c, 1597334677)
+const ZERO = 48
+const MINUS = 45
+const COMMA = 44
+const SEMICOLON = 59
+const BAR = 124
+
+/**
+ * The hash of the strokes' shapes: relative moves only, so a constant position offset vanishes, and no
+ * times, so a constant time shift does too. Moves are rounded with floor(d + 0.25): boundaries sit at
+ * .75 px, away from the grids device pixels put coordinates on (1, ½, ⅓, ⅘). The characters hashed are
+ * those of the text every stored fingerprint was made from: each stroke's moves as `dx,dy` joined by `;`,
+ * the strokes joined by `|`.
+ */
+function shapesHash(strokes: readonly Path[]): string {
+  const h = new Hash64()
+  for (let s = 0; s < strokes.length; s++) {
+    if (s > 0) h.char(BAR)
+    const { x, y } = strokes[s]
+    for (let i = 1; i < x.length; i++) {
+      if (i > 1) h.char(SEMICOLON)
+      h.int(step(x, i))
+      h.char(COMMA)
+      h.int(step(y, i))
+    }
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0')
+  return h.hex()
 }
 
 /**
@@ -113,7 +155,7 @@ function longest<T extends Path>(strokes: readonly T[], count: number): T[] {
 function modalityPrint(strokes: readonly Path[], { prefix, strokes: count, minMoves, moves }: Modality): string | null {
   const chosen = longest(strokes, count)
   if (moves(chosen) < minMoves) return null
-  return `${prefix}${hash64(chosen.map(strokeShape).join('|'))}`
+  return `${prefix}${shapesHash(chosen)}`
 }
 
 /**
