@@ -95,7 +95,7 @@ const BAR = 124
  * those of the text every stored fingerprint was made from: each stroke's moves as `dx,dy` joined by `;`,
  * the strokes joined by `|`.
  */
-function shapesHash(strokes: readonly Path[]): string {
+export function shapesHash(strokes: readonly Path[]): string {
   const h = new Hash64()
   for (let s = 0; s < strokes.length; s++) {
     if (s > 0) h.char(BAR)

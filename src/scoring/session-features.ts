@@ -24,21 +24,13 @@ const MIN_DURATION_MS = 60
 /** a mouse stroke this long (path) that is over in less than MIN_DURATION_MS, from rest to rest, is a flash (SessionFeatures.pointerFlashes) */
 const FLASH_PATH_PX = 100
 /**
- * SessionFeatures.pointerClocks. A mouse stroke of CLOCK_MIN_GAPS gaps or more runs on a clean clock (a
- * display's frame rate, a mouse's polling) when CLOCK_CLEAN_SHARE of its gaps lie within CLOCK_TOLERANCE of
- * their median, or 1 ms (integer-ms timers alternate 16 and 17 ms at 60 Hz).
+ * SessionFeatures.pointerClocks. A mouse stroke of minGaps gaps or more runs on a clean clock (a display's
+ * frame rate, a mouse's polling) when cleanShare of its gaps lie within tolerance of their median, or 1 ms
+ * (integer-ms timers alternate 16 and 17 ms at 60 Hz). A stroke's clock is off the session's when one is
+ * ratio times the other or more, and not one of the harmonics within harmonic: a frame rate halved or
+ * thirded by dropped frames, or a display that switches between 60 and 120 Hz, is the same device.
  */
-const CLOCK_MIN_GAPS = 10
-const CLOCK_CLEAN_SHARE = 0.75
-const CLOCK_TOLERANCE = 0.15
-/**
- * A stroke's clock is off the session's when one is CLOCK_RATIO times the other or more, and not a whole
- * multiple of it within CLOCK_HARMONIC: a frame rate halved or thirded by dropped frames, or a display that
- * switches between 60 and 120 Hz, is the same device.
- */
-const CLOCK_RATIO = 1.3
-const CLOCK_HARMONICS = [2, 3]
-const CLOCK_HARMONIC = 0.12
+const CLOCK = { minGaps: 10, cleanShare: 0.75, tolerance: 0.15, ratio: 1.3, harmonics: [2, 3], harmonic: 0.12 } as const
 /** the fixed grid every stroke is resampled on */
 const GRID_MS = 20
 /** fewer counted strokes than this: no pointer evidence */
@@ -218,8 +210,8 @@ export type SessionFeatures = {
    */
   pointerFlashes: { long: number; flashes: number }
   /**
-   * mouse strokes on a clean clock (CLOCK_MIN_GAPS gaps or more, most of them at their median), those whose
-   * clock is off the session's median one (CLOCK_RATIO, not a harmonic), and the switches between the two in
+   * mouse strokes on a clean clock (CLOCK.minGaps gaps or more, most of them at their median), those whose
+   * clock is off the session's median one (CLOCK.ratio, not a harmonic), and the switches between the two in
    * stroke order: one device keeps its clock; strokes cut from different people's recordings do not
    */
   pointerClocks: { clean: number; off: number; switches: number }
@@ -497,17 +489,17 @@ let clockBuf = new Float64Array(64)
 /** the median gap of a mouse stroke that runs on a clean clock, or NaN */
 function strokeClock(st: Stroke): number {
   const gaps = st.t.length - 1
-  if (st.touch || gaps < CLOCK_MIN_GAPS) return Number.NaN
+  if (st.touch || gaps < CLOCK.minGaps) return Number.NaN
   if (clockBuf.length < gaps) clockBuf = new Float64Array(Math.max(gaps, 2 * clockBuf.length))
   const g = clockBuf.subarray(0, gaps)
   for (let i = 0; i < gaps; i++) g[i] = st.t[i + 1] - st.t[i]
   g.sort()
   const median = g[gaps >> 1]
   if (!(median > 0)) return Number.NaN
-  const tolerance = Math.max(1, CLOCK_TOLERANCE * median)
+  const tolerance = Math.max(1, CLOCK.tolerance * median)
   let clean = 0
   for (let i = 0; i < gaps; i++) if (Math.abs(g[i] - median) <= tolerance) clean++
-  return clean >= CLOCK_CLEAN_SHARE * gaps ? median : Number.NaN
+  return clean >= CLOCK.cleanShare * gaps ? median : Number.NaN
 }
 
 /** pointerClocks from the clean strokes' clocks in stroke order */
@@ -519,7 +511,7 @@ function clockSwitches(clocks: readonly number[]): SessionFeatures['pointerClock
   let previous: boolean | undefined
   for (const c of clocks) {
     const ratio = Math.max(c / session, session / c)
-    const isOff = ratio >= CLOCK_RATIO && !CLOCK_HARMONICS.some((h) => Math.abs(ratio / h - 1) <= CLOCK_HARMONIC)
+    const isOff = ratio >= CLOCK.ratio && !CLOCK.harmonics.some((h) => Math.abs(ratio / h - 1) <= CLOCK.harmonic)
     if (isOff) off++
     if (previous !== undefined && isOff !== previous) switches++
     previous = isOff

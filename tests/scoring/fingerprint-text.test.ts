@@ -1,12 +1,11 @@
-// The fingerprint hashes its trajectory's text without building it (fingerprint.ts shapesHash); every stored
+// The fingerprint hashes its strokes' text without building it (fingerprint.ts shapesHash); every stored
 // `tf1:`/`tt1:` value was made from the text itself, so the two must agree on every path. The reference below
 // is the former code: the text built and hashed whole.
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { loadReal } from '../../ml/data/load'
 import { pointerStrokes } from '../../src/scoring/features'
-import { touchStrokes, trajectoryFingerprint } from '../../src/scoring/fingerprint'
-import type { Signal } from '../../src/scoring/signals'
+import { shapesHash, touchStrokes } from '../../src/scoring/fingerprint'
 
 type Path = { readonly x: ArrayLike<number>; readonly y: ArrayLike<number> }
 const step = (v: ArrayLike<number>, i: number) => Math.floor(v[i] - v[i - 1] + 0.25)
@@ -27,72 +26,39 @@ function hash64(text: string): string {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
   return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0')
 }
-function longest<T extends Path>(strokes: readonly T[], count: number): T[] {
-  return strokes
-    .map((stroke, order) => ({ stroke, order }))
-    .sort((a, b) => b.stroke.x.length - a.stroke.x.length || a.order - b.order)
-    .slice(0, count)
-    .sort((a, b) => a.order - b.order)
-    .map((s) => s.stroke)
-}
-const moves = (strokes: readonly Path[]) => strokes.reduce((n, s) => n + s.x.length - 1, 0)
-function informative(strokes: readonly Path[]): number {
-  let n = 0
-  for (const { x, y } of strokes) {
-    let px = 0
-    let py = 0
-    for (let i = 1; i < x.length; i++) {
-      const dx = step(x, i)
-      const dy = step(y, i)
-      if (dx !== px || dy !== py) n++
-      px = dx
-      py = dy
-    }
-  }
-  return n
-}
-function reference(signals: readonly Signal[]): string | null {
-  const pointer = longest(pointerStrokes(signals), 3)
-  if (moves(pointer) >= 30) return `tf1:${hash64(pointer.map(strokeShape).join('|'))}`
-  const touch = longest(touchStrokes(signals), 5)
-  if (informative(touch) >= 20) return `tt1:${hash64(touch.map(strokeShape).join('|'))}`
-  return null
-}
+const reference = (strokes: readonly Path[]) => hash64(strokes.map(strokeShape).join('|'))
 
 describe('the fingerprint hashed as it goes', () => {
-  it('gives every real recording the fingerprint its text gave', () => {
-    let printed = 0
+  it('gives every real recording’s strokes the hash their text gave', () => {
+    let hashed = 0
     for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
-      const print = trajectoryFingerprint(s.signals)
-      expect(print).toBe(reference(s.signals))
-      if (print) printed++
+      for (const strokes of [pointerStrokes(s.signals), touchStrokes(s.signals)]) {
+        if (!strokes.length) continue
+        // whole sessions and the first three strokes, as a fingerprint takes them
+        expect(shapesHash(strokes)).toBe(reference(strokes))
+        expect(shapesHash(strokes.slice(0, 3))).toBe(reference(strokes.slice(0, 3)))
+        hashed++
+      }
     }
-    expect(printed).toBeGreaterThan(1000)
+    expect(hashed).toBeGreaterThan(1000)
   }, 30_000)
 
-  it('agrees on arbitrary paths, mouse or touch: negative, fractional, huge and far-apart positions', () => {
+  it('agrees on arbitrary strokes: negative, fractional, huge and far-apart positions, single samples', () => {
     const coord = fc.oneof(
       fc.integer({ min: -5000, max: 5000 }),
       fc.double({ min: -1e4, max: 1e4, noNaN: true }),
-      fc.constantFrom(-1e300, 1e300, 2 ** 53, -(2 ** 60), 1e21, 999_999_999.5, -1e9, 1e9),
+      fc.constantFrom(-1e300, 1e300, 2 ** 53, -(2 ** 60), 1e21, 999_999_999.5, -1e9, 1e9, -1, 0.75),
       fc.double({ noNaN: true, noDefaultInfinity: true })
     )
-    // mouse positions past 1e6 px are not read (features.ts), touch ones are: both kinds of session
-    const session = (kinds: string[]) =>
-      fc.array(fc.record({ k: fc.constantFrom(...kinds), x: coord, y: coord, dt: fc.integer({ min: 0, max: 400 }) }), {
-        minLength: 30,
-        maxLength: 200,
-      })
+    const stroke = fc.array(fc.tuple(coord, coord), { minLength: 1, maxLength: 40 }).map((points) => ({
+      x: points.map((p) => p[0]),
+      y: points.map((p) => p[1]),
+    }))
     fc.assert(
-      fc.property(fc.oneof(session(['mm', 'mm', 'mm', 'md']), session(['ts', 'tm', 'tm', 'tm', 'te'])), (events) => {
-        let t = 0
-        const signals: Signal[] = events.map(({ k, x, y, dt }) => {
-          t += dt
-          return { t, k, x, y } as Signal
-        })
-        expect(trajectoryFingerprint(signals)).toBe(reference(signals))
+      fc.property(fc.array(stroke, { maxLength: 6 }), (strokes) => {
+        expect(shapesHash(strokes)).toBe(reference(strokes))
       }),
-      { numRuns: 2000 }
+      { numRuns: 3000 }
     )
   })
 })

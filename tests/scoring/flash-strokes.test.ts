@@ -1,13 +1,10 @@
 // Whole mouse movements over in less than 60 ms (session-features.ts pointerFlashes, evidence.ts
 // FLASHES_MIN): a script's stepped moves delivered as they are sent, which the trees never see.
 import { describe, expect, it } from 'bun:test'
-import { loadReal } from '../../ml/data/load'
-import { sessionEvidenceOf } from '../../src/scoring/evidence'
-import { windowFeatures } from '../../src/scoring/features'
 import { reasonDetails } from '../../src/scoring/reasons'
-import { MODEL, scoreSession } from '../../src/scoring/service'
 import { sessionFeatures } from '../../src/scoring/session-features'
 import type { Signal } from '../../src/scoring/signals'
+import { evidenceCoded, judge, mostInRealPeople } from '../helpers/rule-evidence'
 
 /**
  * A visit of `fast` strokes of 300 px, 20 moves `gap` ms apart, and `slow` strokes of the same path over
@@ -32,9 +29,7 @@ function visit(fast: number, slow = 0, gap = 2, kind: 'mm' | 'tm' = 'mm'): Signa
   return out
 }
 
-const judge = (signals: Signal[]) => scoreSession({ signals, clientFeatures: windowFeatures(signals), replayed: false })
-const flashEvidence = (signals: Signal[]) =>
-  sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.codes.includes('pointer_flash_strokes'))
+const flashEvidence = (signals: Signal[]) => evidenceCoded(signals, 'pointer_flash_strokes')
 
 describe('mouse movements over faster than a hand aims', () => {
   it('counts the strokes of 100 px or more, and those over in less than 60 ms', () => {
@@ -65,12 +60,7 @@ describe('mouse movements over faster than a hand aims', () => {
   })
 
   it('real people make at most one flash in a session, and never get the code', () => {
-    let most = 0
-    for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
-      if (s.label !== 'human') continue
-      most = Math.max(most, sessionFeatures(s.signals).pointerFlashes.flashes)
-      expect(flashEvidence(s.signals)).toEqual([])
-    }
+    const most = mostInRealPeople('pointer_flash_strokes', (f) => f.pointerFlashes.flashes)
     // one SapiMouse window has one: the count is read from real strokes, not always zero
     expect(most).toBe(1)
   }, 30_000)
