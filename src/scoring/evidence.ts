@@ -294,6 +294,8 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   const sampledSparsely = f.pointer !== null && f.pointerSampleMs >= POINTER_COARSE_CLOCK_MS
   // a coarse clock does the same to every stroke (and to the last step before a press)
   const sparse = f.timing.resolutionMs >= POINTER_COARSE_CLOCK_MS || sampledSparsely
+  // a timer fine enough to read a movement's duration and a stroke's clock
+  const fineClock = f.timing.resolutionMs < COARSE_TIMER_MS
   if (f.pointer) {
     const p = pointerEvidence(model.pointer, f.pointer, f.pointerTouch, {
       trees: model.stroke,
@@ -369,7 +371,6 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
     // any capture on a fine clock (a frame clock merges samples: up to 0.16), at most 2 backsteps and 0.7 %
     // of fast triples. Mild, as above: a mouse with a failing sensor jitters too.
     const r = f.pointerReversals
-    const fineClock = f.timing.resolutionMs < COARSE_TIMER_MS
     if (!sparse && fineClock && r.pairs >= REVERSAL_PAIRS_MIN && r.reversals >= REVERSAL_SHARE * r.pairs)
       out.push({ modality: 'pointer', z: MILD, codes: ['pointer_impossible_reversals'] })
     if (!sparse && r.backsteps >= BACKSTEPS_MIN && r.backsteps >= BACKSTEP_SHARE * r.triples)
@@ -377,10 +378,10 @@ export function sessionEvidenceOf(model: M4Model, f: SessionFeatures): Evidence[
   }
   // Mild, as the step rules: a session's other pointer evidence still counts.
   const { long, flashes } = f.pointerFlashes
-  if (!sampledSparsely && f.timing.resolutionMs < COARSE_TIMER_MS && flashes >= FLASHES_MIN && flashes >= FLASH_SHARE * long)
+  if (!sampledSparsely && fineClock && flashes >= FLASHES_MIN && flashes >= FLASH_SHARE * long)
     out.push({ modality: 'pointer', z: MILD, codes: ['pointer_flash_strokes'] })
   const { off, switches } = f.pointerClocks
-  if (!sampledSparsely && f.timing.resolutionMs < COARSE_TIMER_MS && switches >= CLOCK_SWITCHES_MIN && off >= CLOCK_OFF_MIN)
+  if (!sampledSparsely && fineClock && switches >= CLOCK_SWITCHES_MIN && off >= CLOCK_OFF_MIN)
     out.push({ modality: 'pointer', z: MILD, codes: ['pointer_mixed_clocks'] })
   const k = f.keyboard && keyboardEvidence(f.keyboard)
   if (k) out.push(k)

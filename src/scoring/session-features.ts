@@ -245,7 +245,7 @@ function quantile(sorted: Float64Array | number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)
 }
 
-const sortedOf = (a: number[]) => Float64Array.from(a).sort()
+const sortedOf = (a: readonly number[]) => Float64Array.from(a).sort()
 const med = (a: number[]) => quantile(sortedOf(a), 0.5)
 
 function meanSd(a: ArrayLike<number>, from = 0, to = a.length): [number, number] {
@@ -505,7 +505,7 @@ function strokeClock(st: Stroke): number {
 /** pointerClocks from the clean strokes' clocks in stroke order */
 function clockSwitches(clocks: readonly number[]): SessionFeatures['pointerClocks'] {
   if (clocks.length < 3) return { clean: clocks.length, off: 0, switches: 0 }
-  const session = sortedOf([...clocks])[clocks.length >> 1]
+  const session = sortedOf(clocks)[clocks.length >> 1]
   let off = 0
   let switches = 0
   let previous: boolean | undefined

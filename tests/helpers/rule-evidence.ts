@@ -10,16 +10,18 @@ import type { Signal } from '../../src/scoring/signals'
 
 export const judge = (signals: readonly Signal[]) => scoreSession({ signals, clientFeatures: windowFeatures(signals), replayed: false })
 
-export const evidenceCoded = (signals: readonly Signal[], code: string) =>
-  sessionEvidenceOf(MODEL, sessionFeatures(signals)).filter((e) => e.codes.includes(code))
+const codedIn = (f: SessionFeatures, code: string) => sessionEvidenceOf(MODEL, f).filter((e) => e.codes.includes(code))
+
+export const evidenceCoded = (signals: readonly Signal[], code: string) => codedIn(sessionFeatures(signals), code)
 
 /** Holds every real human session of ml/data clear of the rule's evidence; the most `count` any of them reached. */
 export function mostInRealPeople(code: string, count: (f: SessionFeatures) => number): number {
   let most = 0
   for (const s of [...loadReal('sapimouse'), ...loadReal('delbot')]) {
     if (s.label !== 'human') continue
-    most = Math.max(most, count(sessionFeatures(s.signals)))
-    expect(evidenceCoded(s.signals, code)).toEqual([])
+    const f = sessionFeatures(s.signals)
+    most = Math.max(most, count(f))
+    expect(codedIn(f, code)).toEqual([])
   }
   return most
 }
