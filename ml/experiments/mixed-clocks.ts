@@ -5,7 +5,7 @@
 // shipped model's verdicts with the rule and without it.
 //   BALABIT=<checkout> npx bun run ml/experiments/mixed-clocks.ts
 import { loadAllReal, loadReal } from '../data/load'
-import { stitchStrokes } from '../generators/index'
+import { stitchFromCorpus } from '../generators/index'
 import { createRng, deriveSeed } from '../synth/prng'
 import { windowFeatures } from '../../src/scoring/features'
 import { judgeEvidence, MODEL, sessionEvidence } from '../../src/scoring/service'
@@ -36,16 +36,7 @@ function add(group: string, signals: readonly Signal[]) {
 for (const s of loadAllReal()) add(`${s.source} ${s.label} ${s.family}`, s.signals)
 const sapi = loadReal('sapimouse')
 for (let i = 0; i < 400; i++) {
-  const rng = createRng(deriveSeed(20261129, 'mixed-clocks', i))
-  const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)]!)
-  add(
-    'stitched SapiMouse strokes (8 windows)',
-    stitchStrokes(
-      rng,
-      pick.map((s) => s.signals),
-      { people: pick.map((s) => s.user) }
-    )
-  )
+  add('stitched SapiMouse strokes (8 windows)', stitchFromCorpus(createRng(deriveSeed(20261129, 'mixed-clocks', i)), sapi))
 }
 if (process.env.BALABIT) balabitWindows(60, (_user, signals) => add('balabit human 60 s windows', signals))
 

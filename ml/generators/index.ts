@@ -182,7 +182,7 @@ export function generatorFamily(name: string): GeneratedFamily {
   return f
 }
 
-export { stitchStrokes, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
+export { stitchStrokes, stitchFromCorpus, replayWithJitter, cutStrokes, type StitchOptions, type ReplayOptions } from './stitch'
 export {
   stripFields,
   quantiseTime,

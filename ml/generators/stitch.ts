@@ -123,6 +123,23 @@ export function stitchStrokes(rng: Rng, humanSessions: readonly Signal[][], opts
   return out
 }
 
+/** the number of recorded windows one stitched session draws its strokes from */
+export const STITCH_WINDOWS = 8
+
+/**
+ * A stitched session as a farm would make one from a corpus of recorded windows: STITCH_WINDOWS windows
+ * picked at random (a person may come up twice), then stitched with the same generator. The one recipe
+ * the training rows, the eval, the experiment and the tests share.
+ */
+export function stitchFromCorpus(rng: Rng, corpus: readonly { signals: Signal[]; user: string }[]): Signal[] {
+  const pick = Array.from({ length: STITCH_WINDOWS }, () => corpus[rng.int(0, corpus.length - 1)]!)
+  return stitchStrokes(
+    rng,
+    pick.map((s) => s.signals),
+    { people: pick.map((s) => s.user) }
+  )
+}
+
 export type ReplayOptions = {
   /** sd of per-event time noise, ms (default 0.5–3) */
   timeNoiseMs?: number

@@ -16,6 +16,7 @@ import { BOT_FAMILIES } from '../synth/bots'
 import { createRng, deriveSeed } from '../synth/prng'
 import { type RealSession, loadAllReal, loadBrowserVisits } from '../data/load'
 import { CAPTURES, type Capture, applyCapture, window } from './capture'
+import { replayWithJitter, stitchFromCorpus } from '../generators/stitch'
 import { withTremor } from '../generators/tremor'
 import { expectedCalibrationError, rocAuc } from './metrics'
 import {
@@ -512,20 +513,8 @@ line()
       `| ${name} | ${material} | ${sessions.length} | ${share(0, 10)} | ${share(10, 50)} | ${share(50, 200)} | ${pct(judged.filter(isReused).length, judged.length)} | ${pct(bots, sessions.length)} |`
     )
   }
-  const stitchGen = (await import('../generators/index')) as unknown as {
-    stitchStrokes: (rng: ReturnType<typeof createRng>, s: Signal[][], o: { people: string[] }) => Signal[]
-    replayWithJitter: (rng: ReturnType<typeof createRng>, s: Signal[]) => Signal[]
-  }
   const corpus = humans.filter((s) => s.source === 'sapimouse' && humanFold(s) === 0)
-  const farm = Array.from({ length: 200 }, (_, i) => {
-    const rng = createRng(deriveSeed(EVAL_SEED, 'stitch-farm', i))
-    const pick = Array.from({ length: 8 }, () => corpus[rng.int(0, corpus.length - 1)]!)
-    return stitchGen.stitchStrokes(
-      rng,
-      pick.map((s) => s.signals),
-      { people: pick.map((s) => s.user) }
-    )
-  })
+  const farm = Array.from({ length: 200 }, (_, i) => stitchFromCorpus(createRng(deriveSeed(EVAL_SEED, 'stitch-farm', i)), corpus))
   const people = new Set(corpus.map((s) => s.user)).size
   const stitchModel = familyModel('stitched_human')
   streamRow(
@@ -553,7 +542,7 @@ line()
   const sapi = humans.filter((s) => s.source === 'sapimouse')
   const replays = Array.from({ length: 200 }, (_, i) => {
     const rng = createRng(deriveSeed(EVAL_SEED, 'replay-stream', i))
-    return stitchGen.replayWithJitter(rng, sapi[rng.int(0, sapi.length - 1)]!.signals)
+    return replayWithJitter(rng, sapi[rng.int(0, sapi.length - 1)]!.signals)
   })
   streamRow(
     'replayed real windows, with jitter, sources not stored',

@@ -10,6 +10,7 @@ import type { Signal } from '../../src/scoring/signals'
 import { BOT_FAMILIES, type BotFamily } from '../synth/bots'
 import { type Rng, createRng, deriveSeed } from '../synth/prng'
 import { type RealSession, loadAllReal, loadBrowserVisits } from '../data/load'
+import { stitchFromCorpus } from '../generators/stitch'
 import { augment, window } from './capture'
 import { type GbdtParams, fitGbdt } from './gbdt'
 import { PERTURBATIONS, perturbSession } from './perturb'
@@ -98,7 +99,7 @@ export async function botSources(): Promise<BotSource[]> {
   for (const family of [...new Set(delbot.map((s) => s.family))].sort()) {
     out.push({ family, source: 'delbot', sessions: () => delbot.filter((s) => s.family === family).map((s) => s.signals) })
   }
-  out.push(...(await generatorSources()), ...(await stitchedSource()))
+  out.push(...(await generatorSources()), ...stitchedSource())
   // The humanizer's timer loop as real browsers delivered it (ml/data/browser/README.md): simulated, its
   // timing was caught; in Chromium, Firefox and WebKit the delivery's sawtooth passed it as a hand.
   const visits = loadBrowserVisits(BROWSER_TOOL)
@@ -107,33 +108,16 @@ export async function botSources(): Promise<BotSource[]> {
 }
 
 /** SapiMouse windows of different people, stitched stroke by stroke (ml/generators/stitch.ts) */
-async function stitchedSource(): Promise<BotSource[]> {
-  try {
-    const gen = (await import('../generators/index')) as unknown as {
-      stitchStrokes?: (rng: Rng, s: Signal[][], o: { people: string[] }) => Signal[]
-    }
-    const stitch = gen.stitchStrokes
-    if (!stitch) return []
-    const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
-    return [
-      {
-        family: 'stitched_human',
-        source: 'generator' as const,
-        sessions: (seed: number) =>
-          Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => {
-            const rng = createRng(deriveSeed(seed, 'stitched', i))
-            const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)])
-            return stitch(
-              rng,
-              pick.map((s) => s.signals),
-              { people: pick.map((s) => s.user) }
-            )
-          }),
-      },
-    ]
-  } catch {
-    return []
-  }
+function stitchedSource(): BotSource[] {
+  const sapi = loadAllReal().filter((s) => s.source === 'sapimouse')
+  return [
+    {
+      family: 'stitched_human',
+      source: 'generator' as const,
+      sessions: (seed: number) =>
+        Array.from({ length: SYNTH_PER_FAMILY }, (_, i) => stitchFromCorpus(createRng(deriveSeed(seed, 'stitched', i)), sapi)),
+    },
+  ]
 }
 
 type GeneratedFamily = {

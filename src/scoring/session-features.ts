@@ -473,13 +473,10 @@ function stepLengths(st: Stroke): Float64Array {
   return out
 }
 
-/** pointerFlashes: a mouse stroke long enough to count, and whether it was over too soon for a hand */
-function countFlash(st: Stroke, lengths: Float64Array, into: SessionFeatures['pointerFlashes']): void {
+/** pointerFlashes: a mouse stroke long enough to count, and whether it was over too soon for a hand; `path` is its length (walkMouseSteps) */
+function countFlash(st: Stroke, path: number, into: SessionFeatures['pointerFlashes']): void {
   const n = st.t.length
-  if (st.touch || n < MIN_SAMPLES) return
-  let path = 0
-  for (let i = 1; i < n; i++) path += lengths[i]
-  if (path < FLASH_PATH_PX) return
+  if (st.touch || n < MIN_SAMPLES || path < FLASH_PATH_PX) return
   into.long++
   if (st.t[n - 1] - st.t[0] < MIN_DURATION_MS) into.flashes++
 }
@@ -744,14 +741,16 @@ const EVEN_GAP_SHARE = 0.05
  *   moving that slowly arrives a pixel at a time. Jumps of several pixels a tenth of a second apart, again
  *   and again, are a loop that moves the cursor and sleeps (DELBOT's pynput bots), or a page rendering a
  *   few frames a second.
- * - the distance moved, and the length and gap of every step that moved;
+ * - the distance moved (the session's, and the stroke's, which it returns), and the length and gap of every step that moved;
  * - even steps: the longest run of steps of EVEN_STEP_PX or more that each repeat the previous such step's
  *   length and gap (pointerEvenRun);
  * - reversals at speed: pairs of fast steps (≥ REVERSAL_STEP_PX, ≤ REVERSAL_GAP_MS) turning by more than
  *   90°, and one-frame backsteps (the middle of three fast steps against both neighbours, which agree).
  */
-function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): void {
-  if (st.touch) return
+function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): number {
+  if (st.touch) return 0
+  // the stroke's own sum besides the session's: the same additions in the same order as countFlash made
+  let path = 0
   const { t, x, y } = st
   const n = t.length
   const dx = new Float64Array(n)
@@ -767,6 +766,7 @@ function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): voi
     const gap = t[i] - t[i - 1]
     const length = lengths[i]
     acc.moved += length
+    path += length
     if (length >= EVEN_STEP_PX) {
       const same =
         Math.abs(length - evenLength) <= Math.max(EVEN_LENGTH_PX, EVEN_LENGTH_SHARE * Math.max(length, evenLength)) &&
@@ -797,6 +797,7 @@ function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): voi
       if (against(i - 1, i) && against(i, i + 1) && !against(i - 1, i + 1)) r.backsteps++
     }
   }
+  return path
 }
 
 /** a compass run is at least this long, px, and strays at most COMPASS_TOLERANCE_PX from its line (a pixel of rounding at a fractional devicePixelRatio) */
@@ -908,7 +909,6 @@ function pointerFeatures(
   const { strokes, moves, presses, jumpPresses, pressSpots } = strokesOf(signals, from)
   const stats: StrokeStats[] = []
   const strokeTouch: boolean[] = []
-  let touchStrokes = 0
   const lines = { tested: 0, onLine: 0 }
   const flashes = { long: 0, flashes: 0 }
   const clocks: number[] = []
@@ -926,16 +926,15 @@ function pointerFeatures(
   }
   for (const st of strokes) {
     const lengths = stepLengths(st)
-    walkMouseSteps(st, lengths, mouse)
+    const path = walkMouseSteps(st, lengths, mouse)
     compassRuns(st, runs)
-    countFlash(st, lengths, flashes)
+    countFlash(st, path, flashes)
     const clock = strokeClock(st)
     if (!Number.isNaN(clock)) clocks.push(clock)
     const s = strokeStats(st, lengths)
     if (!s) continue
     stats.push(s)
     strokeTouch.push(st.touch)
-    if (st.touch) touchStrokes++
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
     for (let i = 1; i < st.t.length && gaps.length < 4000; i++) gaps.push(st.t[i] - st.t[i - 1])
@@ -946,7 +945,7 @@ function pointerFeatures(
     }
     if (stats.length >= MAX_STROKES) break
   }
-  const touch = touchStrokes * 2 > stats.length
+  const touch = strokeTouch.filter(Boolean).length * 2 > stats.length
   const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
   const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
   const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN

@@ -2,7 +2,7 @@
 // CLOCK_SWITCHES_MIN): strokes of different devices in one session, as a bot stitches them from recordings.
 import { describe, expect, it } from 'bun:test'
 import { loadReal } from '../../ml/data/load'
-import { stitchStrokes } from '../../ml/generators/index'
+import { stitchFromCorpus } from '../../ml/generators/index'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
 import { reasonDetails } from '../../src/scoring/reasons'
 import { sessionFeatures } from '../../src/scoring/session-features'
@@ -51,13 +51,7 @@ describe('sampling clocks that switch between strokes', () => {
     const sapi = loadReal('sapimouse')
     let coded = 0
     for (let i = 0; i < 40; i++) {
-      const rng = createRng(deriveSeed(11, 'mixed-clocks-test', i))
-      const pick = Array.from({ length: 8 }, () => sapi[rng.int(0, sapi.length - 1)]!)
-      const signals = stitchStrokes(
-        rng,
-        pick.map((s) => s.signals),
-        { people: pick.map((s) => s.user) }
-      )
+      const signals = stitchFromCorpus(createRng(deriveSeed(11, 'mixed-clocks-test', i)), sapi)
       if (!clockEvidence(signals).length) continue
       coded++
       const r = judge(signals)
