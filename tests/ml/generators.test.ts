@@ -18,6 +18,7 @@ import {
   quantiseTime,
   replayWithJitter,
   resamplePointer,
+  stitchFromCorpus,
   stitchStrokes,
   stripFields,
   typingFigures,
@@ -319,6 +320,42 @@ describe('stitched and replayed humans', () => {
       const first = strokes[i]!.events.find((e) => e.k === 'mm')!
       expect(Math.hypot(first.x! - strokes[i - 1]!.end.x, first.y! - strokes[i - 1]!.end.y)).toBeLessThan(0.2)
     }
+  })
+
+  it('stitchFromCorpus names each window’s person, so two windows of one person never give consecutive strokes', () => {
+    // two people, two windows each; each person moves in a step of their own (A 10 px, B 3 px)
+    const window = (dx: number, at: number) => {
+      const s: Signal[] = []
+      for (let k = 0; k < 4; k++) {
+        const t0 = at + k * 2000
+        for (let i = 0; i < 10; i++) s.push({ t: t0 + i * 16, k: 'mm', x: 100 + i * dx, y: 100 + k })
+        s.push({ t: t0 + 200, k: 'md', x: 100 + 9 * dx, y: 100 + k }, { t: t0 + 280, k: 'mu', x: 100 + 9 * dx, y: 100 + k })
+      }
+      return s
+    }
+    const corpus = [
+      { user: 'A', signals: window(10, 0) },
+      { user: 'A', signals: window(10, 500) },
+      { user: 'B', signals: window(3, 0) },
+      { user: 'B', signals: window(3, 500) },
+    ]
+    const stepOf = (st: ReturnType<typeof cutStrokes>[number]) => {
+      const m = st.events.filter((e) => e.k === 'mm')
+      return Math.round(Math.hypot(m[1]!.x! - m[0]!.x!, m[1]!.y! - m[0]!.y!))
+    }
+    let mixed = 0
+    for (let seed = 0; seed < 20; seed++) {
+      const out = stitchFromCorpus(createRng(seed), corpus)
+      expect(stitchFromCorpus(createRng(seed), corpus)).toEqual(out)
+      expect(ingestProblems(out)).toEqual([])
+      const steps = cutStrokes(out).map(stepOf)
+      expect(steps.length).toBeGreaterThan(5)
+      // a draw that picked only one person's windows has nobody to alternate with
+      if (new Set(steps).size < 2) continue
+      mixed++
+      for (let i = 1; i < steps.length; i++) expect(steps[i]).not.toBe(steps[i - 1])
+    }
+    expect(mixed).toBeGreaterThan(15)
   })
 
   it('replayWithJitter keeps the events, their order and the path within the noise', () => {
