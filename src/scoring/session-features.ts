@@ -749,7 +749,7 @@ const EVEN_GAP_SHARE = 0.05
  */
 function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): number {
   if (st.touch) return 0
-  // the stroke's own sum besides the session's: the same additions in the same order as countFlash made
+  // the stroke's own path (countFlash reads it), summed beside the session's in the same order
   let path = 0
   const { t, x, y } = st
   const n = t.length
