@@ -5,6 +5,7 @@
 // that the display rate (60–240 Hz) and the timer resolution (0.1–100 ms)
 // change the numbers as little as possible. A modality without enough data is
 // null: the scorer then takes no evidence from it (docs/scoring.md).
+import { median as med, quantile, selectKth, sortedOf } from './order-statistics'
 import { ownInput, type Signal } from './signals'
 
 /** a gap longer than this between two positions ends a stroke */
@@ -236,17 +237,6 @@ export type SessionFeatures = {
 }
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-
-function quantile(sorted: Float64Array | number[], q: number): number {
-  if (sorted.length === 0) return 0
-  const pos = (sorted.length - 1) * q
-  const lo = Math.floor(pos)
-  const hi = Math.min(sorted.length - 1, lo + 1)
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)
-}
-
-const sortedOf = (a: readonly number[]) => Float64Array.from(a).sort()
-const med = (a: number[]) => quantile(sortedOf(a), 0.5)
 
 function meanSd(a: ArrayLike<number>, from = 0, to = a.length): [number, number] {
   const n = to - from
@@ -490,8 +480,7 @@ function strokeClock(st: Stroke): number {
   if (clockBuf.length < gaps) clockBuf = new Float64Array(Math.max(gaps, 2 * clockBuf.length))
   const g = clockBuf.subarray(0, gaps)
   for (let i = 0; i < gaps; i++) g[i] = st.t[i + 1] - st.t[i]
-  g.sort()
-  const median = g[gaps >> 1]
+  const median = selectKth(g, gaps, gaps >> 1)
   if (!(median > 0)) return Number.NaN
   const tolerance = Math.max(1, CLOCK.tolerance * median)
   let clean = 0
@@ -946,7 +935,7 @@ function pointerFeatures(
     if (stats.length >= MAX_STROKES) break
   }
   const touch = strokeTouch.filter(Boolean).length * 2 > stats.length
-  const sampleMs = gaps.length ? quantile(sortedOf(gaps), 0.5) : Number.NaN
+  const sampleMs = gaps.length ? med(gaps) : Number.NaN
   const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
   const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN
   const { slowRun: slow, evenRun, reversals } = mouse

@@ -1,0 +1,74 @@
+// Quantiles of the feature extractors' samples. A median is found by selection, not by sorting:
+// sorting a session's step gaps for their median took a tenth of session-features.ts's time
+// (bench/scoring.ts). Selection returns the very value a sort would put at the same place, so the
+// features, and the model trained on them, keep their bits.
+
+/** the q-quantile of sorted values, linear between neighbours; 0 when there are none */
+export function quantile(sorted: Float64Array | number[], q: number): number {
+  if (sorted.length === 0) return 0
+  const pos = (sorted.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.min(sorted.length - 1, lo + 1)
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)
+}
+
+export const sortedOf = (a: readonly number[]) => Float64Array.from(a).sort()
+
+/**
+ * The k-th smallest (from 0) of a[0, n), which it reorders: the value a sort would put at k (but for a
+ * zero's sign: a sort puts −0 first), with no smaller value after k. Hoare's selection, linear on average.
+ * The values hold no NaN (a sort puts NaN last; `<` cannot place it).
+ */
+export function selectKth(a: Float64Array, n: number, k: number): number {
+  let lo = 0
+  let hi = n - 1
+  while (hi > lo) {
+    // the median of the first, middle and last values: sorted or equal runs do not make it quadratic
+    const x = a[lo]
+    const y = a[(lo + hi) >> 1]
+    const pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), a[hi]))
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while (a[i] < pivot) i++
+      while (a[j] > pivot) j--
+      if (i <= j) {
+        const v = a[i]
+        a[i] = a[j]
+        a[j] = v
+        i++
+        j--
+      }
+    }
+    // a[lo, j] ≤ pivot ≤ a[i, hi], and what lies between equals the pivot
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else break
+  }
+  return a[k]
+}
+
+let scratch = new Float64Array(4096)
+
+/** quantile(sortedOf(a), 0.5), the same bits, without sorting */
+export function median(a: readonly number[]): number {
+  const n = a.length
+  if (n === 0) return 0
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length))
+  const b = scratch
+  for (let i = 0; i < n; i++) {
+    const v = a[i]
+    if (Number.isNaN(v)) return quantile(sortedOf(a), 0.5)
+    b[i] = v
+  }
+  const pos = (n - 1) * 0.5
+  const lo = Math.floor(pos)
+  const low = selectKth(b, n, lo)
+  // the next value up is the smallest of those after lo
+  let high = low
+  if (lo + 1 < n) {
+    high = b[lo + 1]
+    for (let i = lo + 2; i < n; i++) if (b[i] < high) high = b[i]
+  }
+  return low + (high - low) * (pos - lo)
+}
