@@ -1,6 +1,6 @@
 // Quantiles of the feature extractors' samples. A median is found by selection, not by sorting: the
 // sorts were 8.5 % of sessionFeatures' profile on 2,000-signal sessions, selection is 3 %, and a session
-// takes about 4 % less time (measured 2026-11-29, ten pairs of separate processes). Selection returns
+// takes about 3 % less time (2026-11-29, the median of ten pairs of separate processes). Selection returns
 // the value a sort puts at the same place, so the features, and the model trained on them, keep their bits.
 
 /** the q-quantile of sorted values, linear between neighbours; 0 when there are none */
