@@ -190,7 +190,7 @@ const TRAINED: readonly Capture[] = CAPTURES.filter((c) => !UNTRAINED.includes(c
  * Share of training copies, humans and bots alike, given a hand tremor before their capture (M4_TREMOR_SHARE,
  * to measure, not for the model: 0 keeps the rows of m4-2026.11.13). Applied to bots as well, so a tremor is
  * evidence of neither. Measured over five draws and not shipped: the trees then also let noise added to a
- * scripted path through (docs/scoring.md, What is left, "People with a hand tremor").
+ * scripted path through (docs/scoring-history.md, "People with a hand tremor").
  */
 const TREMOR_SHARE = Number(process.env.M4_TREMOR_SHARE ?? 0)
 /** the largest training tremor, px in all (M4_TREMOR_MAX_PX, to measure) */
