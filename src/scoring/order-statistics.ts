@@ -17,12 +17,19 @@ export const sortedOf = (a: readonly number[]) => Float64Array.from(a).sort()
 /**
  * The k-th smallest (from 0) of a[0, n), which it reorders: the value a sort would put at k (but for a
  * zero's sign: a sort puts −0 first), with no smaller value after k. Hoare's selection, linear on average.
- * The values hold no NaN (a sort puts NaN last; `<` cannot place it).
+ * The values hold no NaN (a sort puts NaN last; `<` cannot place it). The gaps come from the client, and
+ * a crafted sequence can make median-of-three pivots quadratic: after `rounds` partitions (about twice
+ * log2 n) what is left of the range is sorted instead, so the worst case stays a sort's (introselect).
  */
-export function selectKth(a: Float64Array, n: number, k: number): number {
+export function selectKth(a: Float64Array, n: number, k: number, rounds = 2 * (32 - Math.clz32(n)) + 4): number {
   let lo = 0
   let hi = n - 1
   while (hi > lo) {
+    if (rounds-- <= 0) {
+      // everything before lo is no larger and everything after hi no smaller than this range's values
+      a.subarray(lo, hi + 1).sort()
+      break
+    }
     // the median of the first, middle and last values: sorted or equal runs do not make it quadratic
     const x = a[lo]
     const y = a[(lo + hi) >> 1]

@@ -31,6 +31,24 @@ describe('order statistics', () => {
     )
   })
 
+  it('selectKth gives the same value when it runs out of partition rounds and sorts the rest', () => {
+    fc.assert(
+      fc.property(
+        sample.filter((a) => a.length > 0),
+        fc.nat(),
+        fc.integer({ min: 0, max: 3 }),
+        (a, at, rounds) => {
+          const k = at % a.length
+          const b = Float64Array.from(a)
+          const got = selectKth(b, b.length, k, rounds)
+          expect(got === sortedOf(a)[k]).toBe(true)
+          for (let i = k + 1; i < b.length; i++) expect(b[i] >= got).toBe(true)
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
+
   it('median is quantile(sorted, 0.5), bit for bit', () => {
     fc.assert(
       fc.property(sample, (a) => {
