@@ -57,17 +57,18 @@ export function selectKth(a: Float64Array, n: number, k: number, rounds = 2 * (3
 
 let scratch = new Float64Array(4096)
 
-/** quantile(sortedOf(a), 0.5), the same bits, without sorting */
-export function median(a: readonly number[]): number {
-  const n = a.length
+/** quantile(sortedOf(a[0, n)), 0.5), the same bits, without sorting */
+export function median(a: ArrayLike<number>, n = a.length): number {
   if (n === 0) return 0
   if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length))
   const b = scratch
+  let nan = false
   for (let i = 0; i < n; i++) {
-    const v = a[i]
-    if (Number.isNaN(v)) return quantile(sortedOf(a), 0.5)
-    b[i] = v
+    b[i] = a[i]
+    if (Number.isNaN(b[i])) nan = true
   }
+  // a NaN cannot be placed by `<`: sort, as before, which puts it last
+  if (nan) return quantile(b.subarray(0, n).sort(), 0.5)
   const pos = (n - 1) * 0.5
   const lo = Math.floor(pos)
   const low = selectKth(b, n, lo)

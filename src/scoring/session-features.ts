@@ -249,8 +249,8 @@ function meanSd(a: ArrayLike<number>, from = 0, to = a.length): [number, number]
   return [m, Math.sqrt(v / n)]
 }
 
-const cvOf = (a: ArrayLike<number>) => {
-  const [m, s] = meanSd(a)
+const cvOf = (a: ArrayLike<number>, n = a.length) => {
+  const [m, s] = meanSd(a, 0, n)
   return m > 0 ? s / m : 0
 }
 
@@ -708,12 +708,18 @@ type MouseSteps = {
   slowRun: number
   /** the longest run of even steps (pointerEvenRun) */
   evenRun: number
-  /** lengths and gaps of the steps that moved, up to STEP_SAMPLES_MAX (pointerStepGapCv) */
-  lengths: number[]
-  gaps: number[]
+  /** how many of the steps that moved have their length and gap in stepLengthSample and stepGapSample (pointerStepGapCv) */
+  samples: number
   reversals: SessionFeatures['pointerReversals']
 }
 const STEP_SAMPLES_MAX = 4000
+// The sampled steps' lengths and gaps, shared as lengthBuf is (valid until the next session): pushing
+// thousands of numbers into growing arrays cost more than the walks that read them (bench/scoring.ts).
+const stepLengthSample = new Float64Array(STEP_SAMPLES_MAX)
+const stepGapSample = new Float64Array(STEP_SAMPLES_MAX)
+/** the counted strokes' gaps, whose median is the pointer's sampling interval: at most this many, shared the same way */
+const STROKE_GAP_SAMPLES = 4000
+const strokeGapSample = new Float64Array(STROKE_GAP_SAMPLES)
 /** an even step moves at least this, px; shorter ones are skipped (whole-pixel rounding makes them unequal) */
 const EVEN_STEP_PX = 2
 /** an even step's length is within this share of the previous one's, or within EVEN_LENGTH_PX (a pixel of rounding each end) */
@@ -765,9 +771,9 @@ function walkMouseSteps(st: Stroke, lengths: Float64Array, acc: MouseSteps): num
       evenLength = length
       evenGap = gap
     }
-    if (length > 0 && acc.lengths.length < STEP_SAMPLES_MAX) {
-      acc.lengths.push(length)
-      acc.gaps.push(gap)
+    if (length > 0 && acc.samples < STEP_SAMPLES_MAX) {
+      stepLengthSample[acc.samples] = length
+      stepGapSample[acc.samples++] = gap
     }
     if (i >= 2 && gap >= SLOW_STEP_MS && length >= SLOW_STEP_PX) {
       run++
@@ -904,13 +910,12 @@ function pointerFeatures(
   const runs = { aligned: 0, runs: 0, directions: 0 }
   const starts: number[] = []
   const ends: number[] = []
-  const gaps: number[] = []
+  let gaps = 0
   const mouse: MouseSteps = {
     moved: 0,
     slowRun: 0,
     evenRun: 0,
-    lengths: [],
-    gaps: [],
+    samples: 0,
     reversals: { pairs: 0, reversals: 0, triples: 0, backsteps: 0 },
   }
   for (const st of strokes) {
@@ -926,7 +931,7 @@ function pointerFeatures(
     strokeTouch.push(st.touch)
     starts.push(st.t[0])
     ends.push(st.t[st.t.length - 1])
-    for (let i = 1; i < st.t.length && gaps.length < 4000; i++) gaps.push(st.t[i] - st.t[i - 1])
+    for (let i = 1; i < st.t.length && gaps < STROKE_GAP_SAMPLES; i++) strokeGapSample[gaps++] = st.t[i] - st.t[i - 1]
     const line = onLine(st)
     if (line !== undefined) {
       lines.tested++
@@ -935,9 +940,9 @@ function pointerFeatures(
     if (stats.length >= MAX_STROKES) break
   }
   const touch = strokeTouch.filter(Boolean).length * 2 > stats.length
-  const sampleMs = gaps.length ? med(gaps) : Number.NaN
-  const gapCv = mouse.gaps.length >= STEP_GAP_MIN ? cvOf(mouse.gaps) : 0
-  const stepGapCv = gapCv > 0 ? cvOf(mouse.lengths) / gapCv : Number.NaN
+  const sampleMs = gaps ? med(strokeGapSample, gaps) : Number.NaN
+  const gapCv = mouse.samples >= STEP_GAP_MIN ? cvOf(stepGapSample, mouse.samples) : 0
+  const stepGapCv = gapCv > 0 ? cvOf(stepLengthSample, mouse.samples) / gapCv : Number.NaN
   const { slowRun: slow, evenRun, reversals } = mouse
   let directions = 0
   for (let b = runs.directions; b; b &= b - 1) directions++
@@ -1152,6 +1157,10 @@ function touchContact(signals: readonly Signal[], from = 0): SessionFeatures['to
   return { values: Math.max(r.length, p.length), variance: v(r) + v(p) }
 }
 
+/** positive gaps timing() keeps for its clock check, and the buffer they are kept in (shared, as lengthBuf is) */
+const TIMING_SAMPLES = 4000
+const positiveGaps = new Float64Array(TIMING_SAMPLES)
+
 /** gaps between consecutive input events (moves, buttons, keys, scrolls, touches; not clicks or focus, which come in pairs) */
 function timing(signals: readonly Signal[], from = 0, softKeyboard = false): Timing {
   let prev: number | undefined
@@ -1159,7 +1168,7 @@ function timing(signals: readonly Signal[], from = 0, softKeyboard = false): Tim
   let gaps = 0
   let bursts = 0
   let smallest = Number.POSITIVE_INFINITY
-  const positive: number[] = []
+  let positives = 0
   for (let i = from; i < signals.length; i++) {
     const s = signals[i]
     const k = s.k
@@ -1172,7 +1181,7 @@ function timing(signals: readonly Signal[], from = 0, softKeyboard = false): Tim
       if (gap < 2) bursts++
       if (gap > 1e-6) {
         if (gap < smallest) smallest = gap
-        if (positive.length < 4000) positive.push(gap)
+        if (positives < TIMING_SAMPLES) positiveGaps[positives++] = gap
       }
     }
     prev = s.t
@@ -1183,8 +1192,11 @@ function timing(signals: readonly Signal[], from = 0, softKeyboard = false): Tim
   let resolution = smallest
   if (Number.isFinite(smallest) && smallest >= COARSE_TIMER_MS) {
     let onGrid = 0
-    for (const g of positive) if (Math.abs(g / smallest - Math.round(g / smallest)) * smallest < 0.5) onGrid++
-    if (onGrid < 0.9 * positive.length) resolution = 1
+    for (let i = 0; i < positives; i++) {
+      const g = positiveGaps[i]
+      if (Math.abs(g / smallest - Math.round(g / smallest)) * smallest < 0.5) onGrid++
+    }
+    if (onGrid < 0.9 * positives) resolution = 1
   }
   return { resolutionMs: resolution, burstShare: gaps && resolution < COARSE_TIMER_MS ? bursts / gaps : 0, gaps }
 }

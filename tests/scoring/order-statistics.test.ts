@@ -69,6 +69,16 @@ describe('order statistics', () => {
     )
   })
 
+  it('median of the first n values of a buffer is the median of those values alone', () => {
+    fc.assert(
+      fc.property(sample, sample, (a, rest) => {
+        const buffer = Float64Array.from([...a, ...rest])
+        expect(Object.is(median(buffer, a.length), quantile(sortedOf(a), 0.5))).toBe(true)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it('median leaves its argument as it was', () => {
     const a = [5, 1, 4, 1, 3]
     expect(median(a)).toBe(3)
