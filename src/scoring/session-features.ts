@@ -254,7 +254,14 @@ const cvOf = (a: ArrayLike<number>, n = a.length) => {
   return m > 0 ? s / m : 0
 }
 
-type Stroke = { t: number[]; x: number[]; y: number[]; touch: boolean }
+/** a stroke's samples: views into strokesOf's shared buffers, valid until its next call */
+type Stroke = { t: Float64Array; x: Float64Array; y: Float64Array; touch: boolean }
+
+// Every stroke of a session in one run of three buffers (a sample is written once, at most one per
+// signal): pushing each sample into three new arrays per stroke cost more than the walks that read them.
+let sampleT = new Float64Array(4096)
+let sampleX = new Float64Array(4096)
+let sampleY = new Float64Array(4096)
 
 /**
  * Position samples in strokes. Samples with the same timestamp are merged
@@ -267,7 +274,19 @@ function strokesOf(
   from = 0
 ): { strokes: Stroke[]; moves: number; presses: number; jumpPresses: number; pressSpots: number } {
   const strokes: Stroke[] = []
-  let cur: Stroke = { t: [], x: [], y: [], touch: false }
+  if (sampleT.length < signals.length - from) {
+    const size = Math.max(signals.length - from, 2 * sampleT.length)
+    sampleT = new Float64Array(size)
+    sampleX = new Float64Array(size)
+    sampleY = new Float64Array(size)
+  }
+  const T = sampleT
+  const X = sampleX
+  const Y = sampleY
+  // the current stroke is [start, end) of the buffers
+  let start = 0
+  let end = 0
+  let curTouch = false
   let moves = 0
   let presses = 0
   let jumpPresses = 0
@@ -279,8 +298,9 @@ function strokesOf(
   let lastMove: Move | null = null
   let beforeMove: Move | null = null
   const close = () => {
-    if (cur.t.length) strokes.push(cur)
-    cur = { t: [], x: [], y: [], touch: false }
+    if (end > start) strokes.push({ t: T.subarray(start, end), x: X.subarray(start, end), y: Y.subarray(start, end), touch: curTouch })
+    start = end
+    curTouch = false
   }
   for (let i = from; i < signals.length; i++) {
     const s = signals[i]
@@ -307,18 +327,15 @@ function strokesOf(
       beforeMove = lastMove
       lastMove = { t: s.t, x: s.x, y: s.y }
     }
-    const n = cur.t.length
-    const last = n ? cur.t[n - 1] : undefined
-    if (last !== undefined && (s.t - last > STROKE_PAUSE_MS || s.t < last)) close()
-    cur.touch = touch
-    const m = cur.t.length
-    if (m && (cur.t[m - 1] === s.t || (mouseMove && s.t - cur.t[m - 1] < BURST_MS))) {
-      cur.x[m - 1] = s.x
-      cur.y[m - 1] = s.y
+    if (end > start && (s.t - T[end - 1] > STROKE_PAUSE_MS || s.t < T[end - 1])) close()
+    curTouch = touch
+    if (end > start && (T[end - 1] === s.t || (mouseMove && s.t - T[end - 1] < BURST_MS))) {
+      X[end - 1] = s.x
+      Y[end - 1] = s.y
     } else {
-      cur.t.push(s.t)
-      cur.x.push(s.x)
-      cur.y.push(s.y)
+      T[end] = s.t
+      X[end] = s.x
+      Y[end++] = s.y
     }
     if (k === 'te') close()
   }
