@@ -71,3 +71,23 @@ export function loadBrowserVisits(tool: string): BrowserVisit[] {
   browserCache.set(tool, out)
   return out
 }
+
+/**
+ * A real person's window played into a real browser by the X server (ml/data/browser/README.md): the window
+ * as SapiMouse recorded it and what the SDK stored from the browser. `rate`: 0 when played at the recorded
+ * moves, else the mouse rate (Hz) the window was resampled to before it was played.
+ */
+export type PersonVisit = { browser: string; rate: number; visit: number; user: string; recorded: Signal[]; signals: Signal[] }
+
+let peopleCache: PersonVisit[] | null = null
+
+/** Every recorded visit of real people's windows through real browsers (`people.jsonl.gz`). */
+export function loadPeopleThroughBrowsers(): PersonVisit[] {
+  if (peopleCache) return peopleCache
+  const text = gunzipSync(readFileSync(new URL('./browser/people.jsonl.gz', import.meta.url))).toString('utf8')
+  peopleCache = text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as PersonVisit)
+  return peopleCache
+}

@@ -101,14 +101,14 @@ const KEYS: Record<string, string> = { Backspace: '\uE003', Enter: '\uE007', Tab
 
 /** WebKit's pages for recordVisit: a WebDriver session (its own browser process, fresh storage) a visit */
 export const webkitPages =
-  (webkit: WebKit): OpenPage =>
+  (webkit: WebKit, size: { width: number; height: number } = VIEWPORT): OpenPage =>
   async () => {
     const { sessionId } = await command<{ sessionId: string }>(webkit.url, 'POST', '/session', {
       capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
     })
     const s = `/session/${sessionId}`
     // the other browsers' size; the window's, best effort (a driver may refuse to resize)
-    await command(webkit.url, 'POST', `${s}/window/rect`, VIEWPORT).catch(() => {})
+    await command(webkit.url, 'POST', `${s}/window/rect`, size).catch(() => {})
     return { page: webdriverPage(webkit.url, s), close: () => command(webkit.url, 'DELETE', s).then(() => {}) }
   }
 
