@@ -2,9 +2,10 @@
 // evidence.ts CLOCK_SWITCHES_MIN): in real people (ml/data, and Balabit's 60 s windows when BALABIT names a
 // checkout, balabit-data.ts), in the DELBOT bots, and in sessions stitched from SapiMouse strokes of
 // different people (ml/generators/stitch.ts, as the eval's stitched_human family: 8 windows each), with the
-// shipped model's verdicts with the rule and without it.
+// shipped model's verdicts with the rule and without it; also real people's windows as headed browsers
+// delivered them (ml/data/browser/people.jsonl.gz).
 //   BALABIT=<checkout> npx bun run ml/experiments/mixed-clocks.ts
-import { loadAllReal, loadReal } from '../data/load'
+import { loadAllReal, loadPeopleThroughBrowsers, loadReal } from '../data/load'
 import { stitchFromCorpus } from '../generators/index'
 import { createRng, deriveSeed } from '../synth/prng'
 import { windowFeatures } from '../../src/scoring/features'
@@ -34,6 +35,9 @@ function add(group: string, signals: readonly Signal[]) {
 }
 
 for (const s of loadAllReal()) add(`${s.source} ${s.label} ${s.family}`, s.signals)
+// real people's 10 s windows as headed browsers delivered them (ml/data/browser/README.md)
+for (const v of loadPeopleThroughBrowsers())
+  add(`SapiMouse 10 s windows through ${v.browser}${v.rate ? `, a ${v.rate} Hz mouse` : ''}`, v.signals)
 const sapi = loadReal('sapimouse')
 for (let i = 0; i < 400; i++) {
   add('stitched SapiMouse strokes (8 windows)', stitchFromCorpus(createRng(deriveSeed(20261129, 'mixed-clocks', i)), sapi))

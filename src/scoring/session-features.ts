@@ -29,9 +29,14 @@ const FLASH_PATH_PX = 100
  * frame rate, a mouse's polling) when cleanShare of its gaps lie within tolerance of their median, or 1 ms
  * (integer-ms timers alternate 16 and 17 ms at 60 Hz). A stroke's clock is off the session's when one is
  * ratio times the other or more, and not one of the harmonics within harmonic: a frame rate halved or
- * thirded by dropped frames, or a display that switches between 60 and 120 Hz, is the same device.
+ * thirded by dropped frames, or a display that switches between 60 and 120 Hz, is the same device. Nor is
+ * a clock past the last harmonic's window (3.36 times the other or more): a fast mouse's reports (250–1000
+ * Hz) that the browser passes on as they come while it is idle, and groups by frame while it renders, as
+ * WebKit does (2 ms reports, 4 ms once BURST_MS merges them, among 16 ms strokes: docs/scoring.md,
+ * *Real people through real browsers*).
  */
 const CLOCK = { minGaps: 10, cleanShare: 0.75, tolerance: 0.15, ratio: 1.3, harmonics: [2, 3], harmonic: 0.12 } as const
+const BEYOND_HARMONICS = CLOCK.harmonics[CLOCK.harmonics.length - 1] * (1 + CLOCK.harmonic)
 /** the fixed grid every stroke is resampled on */
 const GRID_MS = 20
 /** fewer counted strokes than this: no pointer evidence */
@@ -514,7 +519,8 @@ function clockSwitches(clocks: readonly number[]): SessionFeatures['pointerClock
   let previous: boolean | undefined
   for (const c of clocks) {
     const ratio = Math.max(c / session, session / c)
-    const isOff = ratio >= CLOCK.ratio && !CLOCK.harmonics.some((h) => Math.abs(ratio / h - 1) <= CLOCK.harmonic)
+    const isOff =
+      ratio >= CLOCK.ratio && ratio <= BEYOND_HARMONICS && !CLOCK.harmonics.some((h) => Math.abs(ratio / h - 1) <= CLOCK.harmonic)
     if (isOff) off++
     if (previous !== undefined && isOff !== previous) switches++
     previous = isOff

@@ -1,7 +1,7 @@
 // Mouse strokes whose sampling clocks switch back and forth (session-features.ts pointerClocks, evidence.ts
 // CLOCK_SWITCHES_MIN): strokes of different devices in one session, as a bot stitches them from recordings.
 import { describe, expect, it } from 'bun:test'
-import { loadReal } from '../../ml/data/load'
+import { loadPeopleThroughBrowsers, loadReal } from '../../ml/data/load'
 import { stitchFromCorpus } from '../../ml/generators/index'
 import { createRng, deriveSeed } from '../../ml/synth/prng'
 import { reasonDetails } from '../../src/scoring/reasons'
@@ -33,6 +33,11 @@ describe('sampling clocks that switch between strokes', () => {
     expect(sessionFeatures(visit([17, 17, 17, 17, 17])).pointerClocks).toEqual({ clean: 5, off: 0, switches: 0 })
     // dropped frames halve or third a rate: the same device
     expect(sessionFeatures(visit([8, 17, 8, 25, 8, 17, 8])).pointerClocks).toEqual({ clean: 7, off: 0, switches: 0 })
+    // a fast mouse's reports passed on as they come between frames (WebKit: 2 ms among 16 ms, which the
+    // 4 ms burst merge reads as 4 ms), or any clock past the 3× window (17 against 5 ms): the same device,
+    // where 17 against 7 ms above is not
+    expect(sessionFeatures(visit([16, 16, 4, 16, 4, 16, 16])).pointerClocks).toEqual({ clean: 7, off: 0, switches: 0 })
+    expect(sessionFeatures(visit([17, 17, 5, 17, 5, 17, 17])).pointerClocks).toEqual({ clean: 7, off: 0, switches: 0 })
     // uneven gaps are no clock at all
     expect(sessionFeatures(visit([17, 7, 17, 7, 17], 0.5)).pointerClocks).toEqual({ clean: 0, off: 0, switches: 0 })
   })
@@ -61,6 +66,12 @@ describe('sampling clocks that switch between strokes', () => {
     // about a third of such sessions mix a 60 Hz person's strokes with a faster or slower display's (ml/experiments/mixed-clocks.ts)
     expect(coded).toBeGreaterThan(5)
   }, 30_000)
+
+  it('real people’s windows as headed browsers delivered them never get the code, a 500 Hz mouse in WebKit included', () => {
+    const visits = loadPeopleThroughBrowsers()
+    expect(visits.filter((v) => v.browser.includes('WebKit') && v.rate === 500).length).toBeGreaterThanOrEqual(20)
+    for (const v of visits) expect(clockEvidence(v.signals)).toEqual([])
+  })
 
   it('real people keep one clock: at most one switch, never the code', () => {
     const most = mostInRealPeople('pointer_mixed_clocks', (f) => f.pointerClocks.switches)
