@@ -141,7 +141,8 @@ async function calibrate(page: Page, display: string) {
   await page.evaluate(() => {
     const w = window as unknown as { seen?: { x: number; y: number } }
     addEventListener('mousemove', (e) => {
-      w.seen = { x: e.clientX, y: e.clientY }
+      const m = e as MouseEvent
+      w.seen = { x: m.clientX, y: m.clientY }
     })
   }, null)
   await play(display, [
