@@ -28,7 +28,7 @@ import { resampleRate, window as windowOf } from '../training/capture'
 import { createRng, deriveSeed } from '../synth/prng'
 import type { OpenPage } from './browser-bots'
 import { findFirefox } from './firefox-bots'
-import { findWebKit, launchWebKit, webkitPages } from './webkit-bots'
+import { findWebKit, launchWebKit, startXvfb, webkitPages } from './webkit-bots'
 
 const N = Number(process.env.N ?? 30)
 const SECONDS = Number(process.env.SECONDS ?? 10)
@@ -41,21 +41,10 @@ type XEvent = [number, 'mm' | 'md' | 'mu', number, number]
 type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
 
 /** a virtual display of the screen's size; its name */
-async function startXvfb(): Promise<{ display: string; close(): Promise<void> }> {
-  const xvfb = Bun.spawn(['/usr/bin/Xvfb', '-displayfd', '1', '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp'], {
-    stdout: 'pipe',
-    stderr: 'ignore',
-  })
-  const reader = xvfb.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error('Xvfb exited before it gave a display')
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
+async function screen(): Promise<{ display: string; close(): Promise<void> }> {
+  const { display, xvfb } = await startXvfb(`${SCREEN.width}x${SCREEN.height}`)
   return {
-    display: `:${text.trim()}`,
+    display,
     async close() {
       xvfb.kill()
       await xvfb.exited
@@ -206,7 +195,7 @@ const pct = (k: number, n: number) => `${((100 * k) / Math.max(1, n)).toFixed(1)
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1] ?? 0
 
 async function main() {
-  const x = await startXvfb()
+  const x = await screen()
   const save = process.env.SAVE
   if (save) mkdirSync(save, { recursive: true })
   console.log(

@@ -32,6 +32,24 @@ function freePort(): Promise<number> {
   })
 }
 
+/** a virtual X display of `size` (WIDTHxHEIGHT): its name and its process */
+export async function startXvfb(size: string): Promise<{ display: string; xvfb: ReturnType<typeof Bun.spawn> }> {
+  // -displayfd: Xvfb picks a free display number and writes it once it accepts clients
+  const xvfb = Bun.spawn([XVFB, '-displayfd', '1', '-screen', '0', `${size}x24`, '-nolisten', 'tcp'], {
+    stdout: 'pipe',
+    stderr: 'ignore',
+  })
+  const reader = xvfb.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('Xvfb exited before it gave a display')
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return { display: `:${text.trim()}`, xvfb }
+}
+
 export type WebKit = { url: string; close(): Promise<void> }
 
 /** WebKitWebDriver on a free port, with a virtual display of its own unless DISPLAY is set */
@@ -39,21 +57,9 @@ export async function launchWebKit(driver: string): Promise<WebKit> {
   const children: ReturnType<typeof Bun.spawn>[] = []
   let display = process.env.DISPLAY
   if (!display) {
-    // -displayfd: Xvfb picks a free display number and writes it once it accepts clients
-    const xvfb = Bun.spawn([XVFB, '-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], {
-      stdout: 'pipe',
-      stderr: 'ignore',
-    })
-    children.push(xvfb)
-    const reader = xvfb.stdout.getReader()
-    let text = ''
-    while (!text.includes('\n')) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error('Xvfb exited before it gave a display')
-      text += new TextDecoder().decode(value)
-    }
-    reader.releaseLock()
-    display = `:${text.trim()}`
+    const x = await startXvfb('1280x800')
+    children.push(x.xvfb)
+    display = x.display
   }
   const port = await freePort()
   // no GPU in a virtual display: WebKit's software paths (without them a web process hung once in a run)
