@@ -77,7 +77,16 @@ export function loadBrowserVisits(tool: string): BrowserVisit[] {
  * as SapiMouse recorded it and what the SDK stored from the browser. `rate`: 0 when played at the recorded
  * moves, else the mouse rate (Hz) the window was resampled to before it was played.
  */
-export type PersonVisit = { browser: string; rate: number; visit: number; user: string; recorded: Signal[]; signals: Signal[] }
+export type PersonVisit = {
+  browser: string
+  rate: number
+  /** the window's length */
+  seconds: number
+  visit: number
+  user: string
+  recorded: Signal[]
+  signals: Signal[]
+}
 
 let peopleCache: PersonVisit[] | null = null
 

@@ -11,8 +11,8 @@
 // plays each window resampled to a 500 Hz mouse (capture.ts's spline through the recorded moves), as a
 // fast mouse reports, so each engine's own coalescing decides what the page sees; the verdict is still
 // compared with the window as SapiMouse recorded it.
-// `… people-through-browsers.ts pack <dir>` packs the visits SAVE kept into ml/data/browser/people.jsonl.gz,
-// which `npm run eval` scores with models that never saw the person.
+// `… people-through-browsers.ts pack <dir>[=seconds] …` packs the visits SAVE kept into
+// ml/data/browser/people.jsonl.gz, which `npm run eval` scores with models that never saw the person.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -265,35 +265,45 @@ async function main() {
   }
 }
 
-/** the visits SAVE kept, in browser, rate and visit order, as ml/data/browser/people.jsonl.gz */
-function pack(dir: string) {
-  const visits = readdirSync(dir)
-    .map((f) => /^(chromium|firefox|webkit)(?:-(\d+)hz)?-(\d+)\.json$/.exec(f))
-    .filter((m) => m !== null)
-    .map((m) => ({ file: m[0], key: m[1]!, rate: Number(m[2] ?? 0), visit: Number(m[3]) }))
-    .sort((a, b) => a.key.localeCompare(b.key) || a.rate - b.rate || a.visit - b.visit)
-  const lines = visits.map((v) => {
-    const saved = JSON.parse(readFileSync(join(dir, v.file), 'utf8')) as {
-      browser: string
-      user: string
-      recorded: Signal[]
-      stored: Signal[]
+/**
+ * The visits SAVE kept, as ml/data/browser/people.jsonl.gz: each argument a SAVE folder and the window
+ * length its run used (`dir=60`; 10 when not given), in folder, browser, rate and visit order.
+ */
+function pack(folders: readonly string[]) {
+  const lines: string[] = []
+  for (const arg of folders) {
+    const [dir = '', seconds = '10'] = arg.split('=')
+    const visits = readdirSync(dir)
+      .map((f) => /^(chromium|firefox|webkit)(?:-(\d+)hz)?-(\d+)\.json$/.exec(f))
+      .filter((m) => m !== null)
+      .map((m) => ({ file: m[0], key: m[1]!, rate: Number(m[2] ?? 0), visit: Number(m[3]) }))
+      .sort((a, b) => a.key.localeCompare(b.key) || a.rate - b.rate || a.visit - b.visit)
+    for (const v of visits) {
+      const saved = JSON.parse(readFileSync(join(dir, v.file), 'utf8')) as {
+        browser: string
+        user: string
+        recorded: Signal[]
+        stored: Signal[]
+      }
+      lines.push(
+        JSON.stringify({
+          // the first run named Firefox by its version string (firefox/153.8.0)
+          browser: saved.browser.replace(/^Firefox firefox\//, 'Firefox '),
+          rate: v.rate,
+          seconds: Number(seconds),
+          visit: v.visit,
+          user: saved.user,
+          recorded: saved.recorded,
+          signals: saved.stored,
+        })
+      )
     }
-    return JSON.stringify({
-      // the first run named Firefox by its version string (firefox/153.8.0)
-      browser: saved.browser.replace(/^Firefox firefox\//, 'Firefox '),
-      rate: v.rate,
-      visit: v.visit,
-      user: saved.user,
-      recorded: saved.recorded,
-      signals: saved.stored,
-    })
-  })
+  }
   writeFileSync(new URL('../data/browser/people.jsonl.gz', import.meta.url), gzipSync(`${lines.join('\n')}\n`, { level: 9 }))
   console.log(`${lines.length} visits packed`)
 }
 
 if (import.meta.main) {
-  if (process.argv[2] === 'pack') pack(process.argv[3] ?? '')
+  if (process.argv[2] === 'pack') pack(process.argv.slice(3))
   else await main()
 }

@@ -660,22 +660,25 @@ progress('people through real browsers')
 line('### Real people through real browsers')
 line()
 line(
-  'SapiMouse 10 s windows played by the X server (XTest, the path a mouse takes to every window on a display) into headed browsers on the demo page, what the SDK stored from each (`ml/data/browser/people.jsonl.gz`, `ml/experiments/people-through-browsers.ts`), against the same window as SapiMouse recorded it; **real** people, each scored by the held-out model of their fold (as above). "at the recorded moves": the recording as its own browser delivered it (about 60 a second), so the new browser stamps, groups or drops them; "a 500 Hz mouse": the window resampled to 500 moves a second first (a spline through the recorded ones), so each engine\'s own coalescing decides what the page sees. "changed" = verdict class differs from the recording.'
+  'SapiMouse windows (10 s; also 60 s, for the two engines that pass a fast mouse\'s reports on while idle) played by the X server (XTest, the path a mouse takes to every window on a display) into headed browsers on the demo page, what the SDK stored from each (`ml/data/browser/people.jsonl.gz`, `ml/experiments/people-through-browsers.ts`), against the same window as SapiMouse recorded it; **real** people, each scored by the held-out model of their fold (as above). "at the recorded moves": the recording as its own browser delivered it (about 60 a second), so the new browser stamps, groups or drops them; "a 500 Hz mouse": the window resampled to 500 moves a second first (a spline through the recorded ones), so each engine\'s own coalescing decides what the page sees. "changed" = verdict class differs from the recording.'
 )
 line()
 line(
-  '| browser | mouse | windows | recorded: flagged / suspicious | delivered: flagged / suspicious / verified / insufficient | verdict changed | median hcs, recorded → delivered | moves, recorded → delivered (median) |'
+  '| browser | mouse | window | windows | recorded: flagged / suspicious | delivered: flagged / suspicious / verified / insufficient | verdict changed | median hcs, recorded → delivered | moves, recorded → delivered (median) |'
 )
-line('|---|---|---:|---|---|---:|---|---|')
+line('|---|---|---|---:|---|---|---:|---|---|')
 {
   const people = loadPeopleThroughBrowsers()
   const sessionOf = new Map<string, RealSession>()
   for (const s of humans) if (s.source === 'sapimouse' && !sessionOf.has(s.user)) sessionOf.set(s.user, s)
   const groups = new Map<string, PersonVisit[]>()
-  for (const v of people) groups.set(`${v.browser}\u0000${v.rate}`, [...(groups.get(`${v.browser}\u0000${v.rate}`) ?? []), v])
+  for (const v of people) {
+    const key = `${v.browser}\u0000${v.rate}\u0000${v.seconds}`
+    groups.set(key, [...(groups.get(key) ?? []), v])
+  }
   const moves = (signals: readonly Signal[]) => signals.filter((x) => x.k === 'mm').length
   for (const [key, visits] of groups) {
-    const [browser, rate] = key.split('\u0000')
+    const [browser, rate, seconds] = key.split('\u0000')
     const before: ScoreResult[] = []
     const after: ScoreResult[] = []
     for (const v of visits) {
@@ -688,7 +691,7 @@ line('|---|---|---:|---|---|---:|---|---|')
     const a = tally(after)
     const changed = before.filter((r, i) => r.verdict !== after[i]!.verdict).length
     line(
-      `| ${browser} | ${Number(rate) ? `a ${rate} Hz mouse` : 'at the recorded moves'} | ${visits.length} | ${pct(b.bot, b.n)} / ${pct(b.suspicious, b.n)} | ${pct(a.bot, a.n)} / ${pct(a.suspicious, a.n)} / ${pct(a.verified, a.n)} / ${pct(a.insufficient, a.n)} | ${pct(changed, visits.length)} | ${median(b.hcs).toFixed(1)} → ${median(a.hcs).toFixed(1)} | ${median(visits.map((v) => moves(v.recorded)))} → ${median(visits.map((v) => moves(v.signals)))} |`
+      `| ${browser} | ${Number(rate) ? `a ${rate} Hz mouse` : 'at the recorded moves'} | ${seconds} s | ${visits.length} | ${pct(b.bot, b.n)} / ${pct(b.suspicious, b.n)} | ${pct(a.bot, a.n)} / ${pct(a.suspicious, a.n)} / ${pct(a.verified, a.n)} / ${pct(a.insufficient, a.n)} | ${pct(changed, visits.length)} | ${median(b.hcs).toFixed(1)} → ${median(a.hcs).toFixed(1)} | ${median(visits.map((v) => moves(v.recorded)))} → ${median(visits.map((v) => moves(v.signals)))} |`
     )
   }
 }

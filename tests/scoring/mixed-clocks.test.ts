@@ -69,7 +69,8 @@ describe('sampling clocks that switch between strokes', () => {
 
   it('real people’s windows as headed browsers delivered them never get the code, a 500 Hz mouse in WebKit included', () => {
     const visits = loadPeopleThroughBrowsers()
-    expect(visits.filter((v) => v.browser.includes('WebKit') && v.rate === 500).length).toBeGreaterThanOrEqual(20)
+    expect(visits.filter((v) => v.browser.includes('WebKit') && v.rate === 500).length).toBeGreaterThanOrEqual(30)
+    // (the 60 s ones all had it before a clock past the 3× window was read as the same device)
     for (const v of visits) expect(clockEvidence(v.signals)).toEqual([])
   })
 
