@@ -35,9 +35,9 @@ function add(group: string, signals: readonly Signal[]) {
 }
 
 for (const s of loadAllReal()) add(`${s.source} ${s.label} ${s.family}`, s.signals)
-// real people's 10 s windows as headed browsers delivered them (ml/data/browser/README.md)
+// real people's windows as headed browsers delivered them (ml/data/browser/README.md)
 for (const v of loadPeopleThroughBrowsers())
-  add(`SapiMouse 10 s windows through ${v.browser}${v.rate ? `, a ${v.rate} Hz mouse` : ''}`, v.signals)
+  add(`SapiMouse ${v.seconds} s windows through ${v.browser}${v.rate ? `, a ${v.rate} Hz mouse` : ''}`, v.signals)
 const sapi = loadReal('sapimouse')
 for (let i = 0; i < 400; i++) {
   add('stitched SapiMouse strokes (8 windows)', stitchFromCorpus(createRng(deriveSeed(20261129, 'mixed-clocks', i)), sapi))
