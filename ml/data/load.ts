@@ -26,17 +26,22 @@ export type RealSession = {
 
 type Raw = Omit<RealSession, 'group'> & { part?: string }
 
+/** the lines of a gzipped JSON-lines file of this folder, parsed */
+function readJsonLines<T>(path: string): T[] {
+  const text = gunzipSync(readFileSync(new URL(path, import.meta.url))).toString('utf8')
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as T)
+}
+
 const cache = new Map<RealSource, RealSession[]>()
 
 export function loadReal(source: RealSource): RealSession[] {
   const hit = cache.get(source)
   if (hit) return hit
-  const text = gunzipSync(readFileSync(new URL(`./real/${source}.jsonl.gz`, import.meta.url))).toString('utf8')
-  const out: RealSession[] = []
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue
-    const r = JSON.parse(line) as Raw
-    out.push({
+  const out = readJsonLines<Raw>(`./real/${source}.jsonl.gz`).map(
+    (r): RealSession => ({
       source,
       unit: r.unit,
       user: r.user,
@@ -47,7 +52,7 @@ export function loadReal(source: RealSource): RealSession[] {
       span_s: r.span_s,
       signals: r.signals,
     })
-  }
+  )
   cache.set(source, out)
   return out
 }
@@ -63,11 +68,7 @@ const browserCache = new Map<string, BrowserVisit[]>()
 export function loadBrowserVisits(tool: string): BrowserVisit[] {
   const hit = browserCache.get(tool)
   if (hit) return hit
-  const text = gunzipSync(readFileSync(new URL(`./browser/${tool}.jsonl.gz`, import.meta.url))).toString('utf8')
-  const out = text
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as BrowserVisit)
+  const out = readJsonLines<BrowserVisit>(`./browser/${tool}.jsonl.gz`)
   browserCache.set(tool, out)
   return out
 }
@@ -92,11 +93,6 @@ let peopleCache: PersonVisit[] | null = null
 
 /** Every recorded visit of real people's windows through real browsers (`people.jsonl.gz`). */
 export function loadPeopleThroughBrowsers(): PersonVisit[] {
-  if (peopleCache) return peopleCache
-  const text = gunzipSync(readFileSync(new URL('./browser/people.jsonl.gz', import.meta.url))).toString('utf8')
-  peopleCache = text
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as PersonVisit)
+  peopleCache ??= readJsonLines<PersonVisit>('./browser/people.jsonl.gz')
   return peopleCache
 }
