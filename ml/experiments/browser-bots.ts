@@ -324,16 +324,17 @@ const SEED_SALT = process.env.SEED_SALT ? `:${process.env.SEED_SALT}` : ''
 /** the random stream of a tool's i-th visit: the same visits for every model */
 export const visitRng = (name: string, i: number) => createRng(deriveSeed(20261127, `browser:${name}${SEED_SALT}`, i))
 
-type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
+export type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
 
 /** a fresh page in its own browser context, and how to close that context */
 export type OpenPage = () => Promise<{ page: Page; close(): Promise<void> }>
 
 /** Chromium's pages through Playwright, a fresh context (cookies, storage) a visit */
 export const chromiumPages =
-  (browser: Browser): OpenPage =>
+  (browser: Browser, viewport: { width: number; height: number } | null = VIEWPORT): OpenPage =>
   async () => {
-    const context = await browser.newContext({ viewport: VIEWPORT })
+    // null: the page is the window's size (a headed window)
+    const context = await browser.newContext({ viewport })
     return { page: await context.newPage(), close: () => context.close() }
   }
 
@@ -352,6 +353,11 @@ export async function recordVisit(server: Server, open: OpenPage, tool: BrowserT
   } finally {
     await close()
   }
+  return judgedVisit(server, sessionId)
+}
+
+/** what GET /v1/session answered for a visit's session (its HTTP status and body), and every signal the service stored */
+export async function judgedVisit(server: Server, sessionId: string) {
   const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
   const result = (await res.json()) as Judged
   const signals: Signal[] = (await storedBatches(server.deps.db.sql, server.demo.org_id, sessionId)).flatMap((b) => b.signals ?? [])

@@ -21,13 +21,12 @@ import puppeteer from 'puppeteer-core'
 import { extractFeatures } from '../../src/scoring/features'
 import { scoreSession } from '../../src/scoring/service'
 import type { Signal } from '../../src/scoring/signals'
-import { storedBatches } from '../../tests/helpers/stored-signals'
 import { CHROMIUM_ARGS, type Server, demoSessionId, findChromium, flushSdk, startServer } from '../../tests/e2e/support'
 import { loadReal } from '../data/load'
 import { resampleRate, window as windowOf } from '../training/capture'
 import { createRng, deriveSeed } from '../synth/prng'
-import type { OpenPage } from './browser-bots'
-import { findFirefox } from './firefox-bots'
+import { type Judged, type OpenPage, chromiumPages, judgedVisit } from './browser-bots'
+import { findFirefox, firefoxPages } from './firefox-bots'
 import { findWebKit, launchWebKit, startXvfb, webkitPages } from './webkit-bots'
 
 const N = Number(process.env.N ?? 30)
@@ -38,7 +37,6 @@ const BROWSERS = (process.env.BROWSERS ?? 'chromium,firefox,webkit').split(',')
 const SCREEN = { width: 2560, height: 1440 }
 
 type XEvent = [number, 'mm' | 'md' | 'mu', number, number]
-type Judged = { verdict: string; hcs: number; reasons: string[]; signals: number }
 
 /** a virtual display of the screen's size; its name */
 async function screen(): Promise<{ display: string; close(): Promise<void> }> {
@@ -81,10 +79,7 @@ async function launch(name: string, display: string): Promise<Open> {
     const browser = await chromium.launch({ executablePath: path, headless: false, args, env })
     return {
       name: `Chromium ${browser.version()}`,
-      open: async () => {
-        const context = await browser.newContext({ viewport: null })
-        return { page: await context.newPage(), close: () => context.close() }
-      },
+      open: chromiumPages(browser, null),
       close: () => browser.close(),
     }
   }
@@ -102,16 +97,7 @@ async function launch(name: string, display: string): Promise<Open> {
     const version = await browser.version()
     return {
       name: `Firefox ${version.replace(/^firefox\//, '')}`,
-      open: async () => {
-        const p = await browser.newPage()
-        const page = {
-          goto: (url: string) => p.goto(url),
-          waitForFunction: (fn: () => boolean) => p.waitForFunction(fn),
-          textContent: (selector: string) => p.$eval(selector, (e) => e.textContent),
-          evaluate: <A>(fn: (arg: A) => unknown, arg: A) => p.evaluate(fn as never, arg),
-        }
-        return { page: page as unknown as Page, close: () => p.close() }
-      },
+      open: firefoxPages(browser),
       close: () => browser.close(),
     }
   }
@@ -185,9 +171,7 @@ async function visit(server: Server, b: Open, display: string, w: { user: string
   } finally {
     await close()
   }
-  const res = await fetch(`${server.url}/v1/session/${sessionId}`, { headers: { 'x-api-key': server.demo.secret_key } })
-  const judged = (await res.json()) as Judged
-  const stored: Signal[] = (await storedBatches(server.deps.db.sql, server.demo.org_id, sessionId)).flatMap((x) => x.signals ?? [])
+  const { result: judged, signals: stored } = await judgedVisit(server, sessionId)
   return { judged, stored, late }
 }
 
